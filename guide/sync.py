@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Keep the code and transcripts quoted in the chapters equal to the steps.
+
+A chapter quotes a file, a named region of a file, or a wire transcript:
+
+    <!-- include: 01-raw-dispatcher/server.py#dispatch -->
+    (a fenced block, written by this tool)
+    <!-- /include -->
+
+Paths are relative to steps/. A region is marked in the code with a pair of
+comments, `# region NAME` and `# endregion NAME`, which editors can fold.
+A `.out` transcript is shown with the command that produces it.
+
+    python3 guide/sync.py          rewrite every block from the code (make guide)
+    python3 guide/sync.py --check  fail on a stale block, a missing file or region,
+                                   a broken region, or a region no chapter quotes
+"""
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+INCLUDE = re.compile(r"^<!-- include: (?P<target>\S+) -->\n(?P<body>.*?)^<!-- /include -->$", re.M | re.S)
+OPENING = re.compile(r"^<!-- include: (\S+) -->$", re.M)
+REGION = re.compile(r"^\s*# (region|endregion) (\S+)\s*$")
+LANGUAGES = {".py": "python", ".sh": "bash", ".toml": "toml", ".json": "json", ".md": "markdown"}
+CODE_SUFFIXES = {".py", ".sh"}
+
+
+class SyncError(Exception):
+    pass
+
+
+def regions(path: Path) -> dict[str, list[str]]:
+    """The named regions of a file, each as its lines without the marker lines."""
+    found, open_regions = {}, {}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        match = REGION.match(line)
+        if not match:
+            for lines in open_regions.values():
+                lines.append(line)
+            continue
+        kind, name = match.groups()
+        if kind == "region":
+            if name in found or name in open_regions:
+                raise SyncError(f"{path}:{number}: region {name!r} is defined twice")
+            open_regions[name] = []
+        elif name not in open_regions:
+            raise SyncError(f"{path}:{number}: endregion {name!r} without its region")
+        else:
+            found[name] = open_regions.pop(name)
+    if open_regions:
+        raise SyncError(f"{path}: region {', '.join(open_regions)} is never closed")
+    return found
+
+
+def render(target: str, steps_dir: Path) -> str:
+    """The fenced block a chapter shows for `path` or `path#region`."""
+    relative, _, name = target.partition("#")
+    path = steps_dir / relative
+    if not path.is_file():
+        raise SyncError(f"no file steps/{relative}")
+    if path.suffix == ".out":
+        script = f"steps/{relative.removesuffix('.out')}.sh"
+        return fence("console", f"$ {script}\n" + path.read_text().rstrip("\n"))
+    if name:
+        found = regions(path)
+        if name not in found:
+            raise SyncError(f"steps/{relative} has no region {name!r}")
+        text = "\n".join(found[name])
+    else:
+        text = path.read_text().rstrip("\n")
+    return fence(LANGUAGES.get(path.suffix, "text"), text)
+
+
+def fence(language: str, text: str) -> str:
+    ticks = "````" if "```" in text else "```"
+    return f"{ticks}{language}\n{text}\n{ticks}\n"
+
+
+def sync_chapter(chapter: Path, steps_dir: Path) -> tuple[str, list[str]]:
+    """The chapter with every block rewritten, and the targets it quotes."""
+    text = chapter.read_text()
+    if len(OPENING.findall(text)) != len(INCLUDE.findall(text)):
+        raise SyncError(f"{chapter.name}: an include is not closed by <!-- /include -->")
+    targets = []
+
+    def replace(match: re.Match) -> str:
+        targets.append(match["target"])
+        try:
+            body = render(match["target"], steps_dir)
+        except SyncError as error:
+            raise SyncError(f"{chapter.name}: {error}") from None
+        return f"<!-- include: {match['target']} -->\n{body}<!-- /include -->"
+
+    return INCLUDE.sub(replace, text), targets
+
+
+def unquoted_regions(steps_dir: Path, quoted: set[str]) -> list[str]:
+    """Regions no chapter quotes. A region counts as quoted when any step's copy of
+    the same file (same path inside the step folder) is quoted with that name."""
+    quoted_names = {(t.partition("/")[2].partition("#")[0], t.partition("#")[2]) for t in quoted}
+    missing = []
+    for path in sorted(steps_dir.glob("[0-9][0-9]-*/**/*")):
+        if path.suffix not in CODE_SUFFIXES or "__pycache__" in path.parts:
+            continue
+        inside_step = path.relative_to(steps_dir).as_posix().partition("/")[2]
+        for name in regions(path):
+            if (inside_step, name) not in quoted_names:
+                missing.append(f"steps/{path.relative_to(steps_dir).as_posix()}#{name}")
+    return missing
+
+
+def sync(guide_dir: Path, steps_dir: Path, check: bool) -> list[str]:
+    """Rewrite (or, with check, compare) every chapter; return the problems found."""
+    problems, quoted = [], set()
+    for chapter in sorted(guide_dir.glob("*.md")):
+        try:
+            new_text, targets = sync_chapter(chapter, steps_dir)
+        except SyncError as error:
+            problems.append(str(error))
+            continue
+        quoted.update(targets)
+        if new_text != chapter.read_text():
+            if check:
+                problems.append(f"{chapter.name}: quoted code or transcript differs from the steps")
+            else:
+                chapter.write_text(new_text)
+                print(f"rewrote {chapter.relative_to(guide_dir.parent)}")
+    try:
+        problems += [f"{where}: no chapter quotes this region" for where in unquoted_regions(steps_dir, quoted)]
+    except SyncError as error:
+        problems.append(str(error))
+    return problems
+
+
+def main() -> int:
+    check = "--check" in sys.argv[1:]
+    problems = sync(ROOT / "guide", ROOT / "steps", check)
+    for problem in problems:
+        print(f"guide: {problem}", file=sys.stderr)
+    if problems and check:
+        print("guide: run `make guide` to rewrite the quoted blocks, then read the diff.", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Check a step against its recorded wire transcripts.
+
+    python3 steps/check.py 1          start step 1, replay wire/*.sh, compare with *.out
+    python3 steps/check.py            every step
+    python3 steps/check.py 1 --update record the transcripts anew (then run `make guide`)
+    python3 steps/check.py 1 --no-curl replay with Python even where curl exists
+
+The server runs on a free port with a copy of the sample vault, so a check never
+collides with a server you started yourself and never writes into the repository.
+"""
+import argparse
+import difflib
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from launch import running_server
+from manifest import SAMPLE_VAULT, Step, find_step, load_steps
+from replay import curl_available, normalise, run_with_curl, run_with_python
+
+
+def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
+    """Run the step's server and every wire script; map each .out path to its text."""
+    with tempfile.TemporaryDirectory() as tmp:
+        vault, args = Path(tmp) / "vault", []
+        if step.vault:
+            shutil.copytree(SAMPLE_VAULT, vault)
+            args = ["--vault", str(vault)]
+        state_dir, state = Path(tmp) / "state", {}
+        state_dir.mkdir()
+        with running_server(step.server, *args) as (url, _log):
+            results = {}
+            for script in step.wire_scripts():
+                if use_curl:
+                    text = run_with_curl(script, url, state_dir)
+                else:
+                    text = run_with_python(script, url, state)
+                results[script.with_suffix(".out")] = normalise(text, vault)
+            return results
+
+
+def check(step: Step, use_curl: bool, update: bool) -> bool:
+    how = "curl" if use_curl else "Python (no curl)"
+    print(f"step {step.number} ({step.folder}), replayed with {how}")
+    ok = True
+    for out_path, actual in transcripts(step, use_curl).items():
+        name = out_path.relative_to(step.path.parent)
+        expected = out_path.read_text() if out_path.exists() else None
+        if actual == expected:
+            print(f"  ok       {name}")
+        elif update:
+            out_path.write_text(actual)
+            print(f"  recorded {name}")
+        else:
+            ok = False
+            print(f"  DIFFERS  {name}")
+            diff = difflib.unified_diff(
+                (expected or "").splitlines(keepends=True),
+                actual.splitlines(keepends=True),
+                "expected (" + out_path.name + ")",
+                "actual",
+            )
+            sys.stdout.writelines("           " + line for line in diff)
+    if not ok:
+        print(
+            f"\n  The server answered differently from the recorded transcript.\n"
+            f"  - Changed the step on purpose? Record the new answers and refresh the guide:\n"
+            f"      python3 steps/check.py {step.number} --update && make guide\n"
+            f"  - Did not mean to? Compare with `make diff-{step.number}` and read the lines\n"
+            f"    marked + above: they are what the server says now."
+        )
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("steps", nargs="*", type=int, help="step numbers (default: all)")
+    parser.add_argument("--update", action="store_true", help="record transcripts anew")
+    parser.add_argument("--no-curl", action="store_true", help="replay with Python only")
+    args = parser.parse_args()
+    steps = [find_step(n) for n in args.steps] if args.steps else load_steps()
+    use_curl = curl_available() and not args.no_curl
+    results = [check(step, use_curl, args.update) for step in steps]
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

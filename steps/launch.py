@@ -1,0 +1,50 @@
+"""Start a step's server on a free port and stop it again (for checks and tests)."""
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+LISTENING = re.compile(r"listening on (http://\S+)")
+
+
+@contextmanager
+def running_server(server: Path, *args: str, timeout: float = 10.0):
+    """Run `server.py --port 0 ARGS...`; yield (url, log_path) once it listens.
+
+    Port 0 lets the operating system pick a free port, so parallel runs never
+    collide; the server prints the URL it got on stderr.
+    """
+    with tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False) as log:
+        log_path = Path(log.name)
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, str(server), "--port", "0", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield wait_for_url(process, log_path, timeout), log_path
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log_path.unlink(missing_ok=True)
+
+
+def wait_for_url(process: subprocess.Popen, log_path: Path, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        match = LISTENING.search(log_path.read_text())
+        if match:
+            return match.group(1)
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise RuntimeError(f"the server did not start; its log says:\n{log_path.read_text()}")

@@ -1,0 +1,106 @@
+"""Replay a step's wire scripts and produce their transcripts.
+
+A wire script is a bash script that sources wire/lib.sh and calls its functions:
+
+    post 'Header: value' ... <<'JSON'      POST the JSON between the markers
+    ...
+    JSON
+    send METHOD 'Header: value' ...        a request without a body
+
+With curl on the PATH the script itself runs. Without it, this module reads the
+same calls out of the script and makes the requests with http.client (what
+urllib uses underneath), printing the transcript exactly as lib.sh does.
+"""
+import http.client
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from string import Template
+from urllib.parse import urlsplit
+
+HIDDEN_HEADERS = {"date", "server"}  # they change on every run
+
+
+def run_with_curl(script: Path, url: str, state_dir: Path) -> str:
+    env = {**os.environ, "MCP_URL": url, "MCP_WIRE_STATE": str(state_dir)}
+    done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=60)
+    return done.stdout + done.stderr
+
+
+def run_with_python(script: Path, url: str, state: dict) -> str:
+    return "".join(exchange(url, *call, state) for call in parse_script(script))
+
+
+def curl_available() -> bool:
+    return shutil.which("curl") is not None
+
+
+def parse_script(script: Path) -> list[tuple[str, list[str], str]]:
+    """The requests a wire script makes, in order: (method, headers, body)."""
+    calls, lines = [], iter(script.read_text().splitlines())
+    for line in lines:
+        words = shlex.split(line, comments=True)
+        if not words or words[0] not in ("post", "send"):
+            continue
+        if words[0] == "send":
+            calls.append((words[1], words[2:], ""))
+            continue
+        marker = words.pop().removeprefix("<<")  # post ... <<'JSON'
+        body = []
+        for body_line in lines:
+            if body_line == marker:
+                break
+            body.append(body_line)
+        calls.append(("POST", words[1:], "\n".join(body)))
+    return calls
+
+
+def exchange(url: str, method: str, headers: list[str], body: str, state: dict) -> str:
+    headers = [Template(h).safe_substitute(state) for h in headers]
+    parts = urlsplit(url)
+    out = [f"> {method} {parts.path}\n"] + [f"> {h}\n" for h in headers] + [">\n"]
+    if body:
+        out.append(body + "\n")
+    sent = dict(h.split(":", 1) for h in headers)
+    sent = {name.strip(): value.strip() for name, value in sent.items()}
+    sent.setdefault("Accept", "*/*")  # what curl sends unless told otherwise
+    if body:
+        sent.setdefault("Content-Type", "application/x-www-form-urlencoded")  # likewise
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        connection.request(method, parts.path, body.encode() or None, sent)
+        response = connection.getresponse()
+        text = response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+    out.append(f"< HTTP/{response.version // 10}.{response.version % 10} {response.status} {response.reason}\n")
+    for name, value in response.getheaders():
+        if name.lower() not in HIDDEN_HEADERS:
+            out.append(f"< {name}: {value}\n")
+        if name.lower() == "mcp-session-id":
+            state["SESSION"] = value
+    out.append("<\n")
+    out.extend(line + "\n" for line in split_lines(text))
+    out.append("\n")
+    return "".join(out)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as awk sees them: split on newlines only, no empty line after the last."""
+    lines = text.replace("\r", "").split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+SESSION_HEADER = re.compile(r"^(< Mcp-Session-Id: )(\S+)$", re.MULTILINE | re.IGNORECASE)
+
+
+def normalise(transcript: str, vault: Path | None = None) -> str:
+    """Replace what must vary between runs with placeholders."""
+    for session_id in set(m.group(2) for m in SESSION_HEADER.finditer(transcript)):
+        transcript = transcript.replace(session_id, "<session-id>")
+    if vault is not None:
+        transcript = transcript.replace(str(vault), "<vault>")
+    return transcript

@@ -1,0 +1,108 @@
+"""The guide quotes the steps faithfully, and guide/sync.py catches every kind of drift."""
+import subprocess
+import sys
+
+import pytest
+
+from manifest import ROOT
+
+sys.path.insert(0, str(ROOT / "guide"))
+from sync import sync  # noqa: E402
+
+BLOCK = "<!-- include: {target} -->\n```\nstale\n```\n<!-- /include -->\n"
+
+
+def test_the_guide_is_in_sync_with_the_steps():
+    done = subprocess.run([sys.executable, str(ROOT / "guide" / "sync.py"), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_every_step_has_its_chapter_listed_in_the_guide_readme():
+    contents = (ROOT / "guide" / "README.md").read_text()
+    for chapter in sorted((ROOT / "guide").glob("[0-9][0-9]-*.md")):
+        assert f"({chapter.name})" in contents, f"guide/README.md does not link {chapter.name}"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A tiny steps/ and guide/ pair: one step, one region, one transcript."""
+    steps, guide = tmp_path / "steps", tmp_path / "guide"
+    (steps / "01-demo" / "wire").mkdir(parents=True)
+    (steps / "01-demo" / "server.py").write_text(
+        "import os\n\n# region main\ndef main():\n    return 1\n# endregion main\n"
+    )
+    (steps / "01-demo" / "wire" / "01-hello.out").write_text("> POST /mcp\n")
+    guide.mkdir()
+    chapter = guide / "01-demo.md"
+    chapter.write_text(
+        "# Demo\n\n"
+        + BLOCK.format(target="01-demo/server.py#main")
+        + "\ntext between\n\n"
+        + BLOCK.format(target="01-demo/wire/01-hello.out")
+    )
+    return steps, guide, chapter
+
+
+def test_sync_rewrites_blocks_then_check_passes(tree):
+    steps, guide, chapter = tree
+    assert sync(guide, steps, check=True) == ["01-demo.md: quoted code or transcript differs from the steps"]
+    assert sync(guide, steps, check=False) == []
+    text = chapter.read_text()
+    assert "```python\ndef main():\n    return 1\n```" in text
+    assert "```console\n$ steps/01-demo/wire/01-hello.sh\n> POST /mcp\n```" in text
+    assert "# region" not in text and "import os" not in text
+    assert "text between" in text
+    assert sync(guide, steps, check=True) == []
+
+
+def test_a_code_change_makes_the_check_fail(tree):
+    steps, guide, _chapter = tree
+    sync(guide, steps, check=False)
+    server = steps / "01-demo" / "server.py"
+    server.write_text(server.read_text().replace("return 1", "return 2"))
+    assert sync(guide, steps, check=True) == ["01-demo.md: quoted code or transcript differs from the steps"]
+
+
+def test_missing_file_and_missing_region_are_reported(tree):
+    steps, guide, chapter = tree
+    chapter.write_text(BLOCK.format(target="01-demo/nope.py") + BLOCK.format(target="01-demo/server.py#main"))
+    assert sync(guide, steps, check=True)[0] == "01-demo.md: no file steps/01-demo/nope.py"
+    chapter.write_text(BLOCK.format(target="01-demo/server.py#other") + BLOCK.format(target="01-demo/server.py#main"))
+    assert sync(guide, steps, check=True)[0] == "01-demo.md: steps/01-demo/server.py has no region 'other'"
+
+
+def test_unclosed_include_is_reported(tree):
+    steps, guide, chapter = tree
+    chapter.write_text(chapter.read_text() + "<!-- include: 01-demo/server.py#main -->\n```\n")
+    assert "is not closed" in sync(guide, steps, check=True)[0]
+
+
+@pytest.mark.parametrize(
+    "source,problem",
+    [
+        ("# region main\nx = 1\n", "region main is never closed"),
+        ("# region main\n# endregion main\n# region main\n# endregion main\n", "region 'main' is defined twice"),
+        ("x = 1\n# endregion main\n", "endregion 'main' without its region"),
+    ],
+)
+def test_broken_regions_are_reported(tree, source, problem):
+    steps, guide, _chapter = tree
+    (steps / "01-demo" / "server.py").write_text(source)
+    assert any(problem in p for p in sync(guide, steps, check=True))
+
+
+def test_a_region_no_chapter_quotes_is_reported(tree):
+    steps, guide, _chapter = tree
+    server = steps / "01-demo" / "server.py"
+    server.write_text(server.read_text() + "# region spare\npass\n# endregion spare\n")
+    sync(guide, steps, check=False)
+    assert sync(guide, steps, check=True) == ["steps/01-demo/server.py#spare: no chapter quotes this region"]
+
+
+def test_a_later_copy_of_a_quoted_region_counts_as_quoted(tree):
+    steps, guide, _chapter = tree
+    later = steps / "02-more"
+    later.mkdir()
+    (later / "server.py").write_text((steps / "01-demo" / "server.py").read_text())
+    sync(guide, steps, check=False)
+    assert sync(guide, steps, check=True) == []
