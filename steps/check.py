@@ -28,7 +28,7 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
         if step.vault:
             shutil.copytree(SAMPLE_VAULT, vault)
             args = ["--vault", str(vault)]
-        state_dir, state = Path(tmp) / "state", {}
+        state_dir, state, session_ids = Path(tmp) / "state", {}, set()
         state_dir.mkdir()
         with running_server(step.server, *args) as (url, _log):
             results = {}
@@ -37,7 +37,7 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
                     text = run_with_curl(script, url, state_dir)
                 else:
                     text = run_with_python(script, url, state)
-                results[script.with_suffix(".out")] = normalise(text, vault)
+                results[script.with_suffix(".out")] = normalise(text, vault, session_ids)
             return results
 
 

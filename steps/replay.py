@@ -5,6 +5,7 @@ A wire script is a bash script that sources wire/lib.sh and calls its functions:
     post 'Header: value' ... <<'JSON'      POST the JSON between the markers
     ...
     JSON
+    post_large BYTES 'Header: value' ...   POST a ping padded with spaces to BYTES
     send METHOD 'Header: value' ...        a request without a body
 
 With curl on the PATH the script itself runs. Without it, this module reads the
@@ -14,6 +15,7 @@ urllib uses underneath), printing the transcript exactly as lib.sh does.
 import http.client
 import os
 import re
+import select
 import shlex
 import shutil
 import subprocess
@@ -38,32 +40,40 @@ def curl_available() -> bool:
     return shutil.which("curl") is not None
 
 
-def parse_script(script: Path) -> list[tuple[str, list[str], str]]:
-    """The requests a wire script makes, in order: (method, headers, body)."""
+def parse_script(script: Path) -> list[tuple[str, list[str], str, str]]:
+    """The requests a wire script makes, in order: (method, headers, body, shown body)."""
     calls, lines = [], iter(script.read_text().splitlines())
     for line in lines:
         words = shlex.split(line, comments=True)
-        if not words or words[0] not in ("post", "send"):
+        if not words or words[0] not in ("post", "post_large", "send"):
             continue
         if words[0] == "send":
-            calls.append((words[1], words[2:], ""))
-            continue
-        marker = words.pop().removeprefix("<<")  # post ... <<'JSON'
-        body = []
-        for body_line in lines:
-            if body_line == marker:
-                break
-            body.append(body_line)
-        calls.append(("POST", words[1:], "\n".join(body)))
+            calls.append((words[1], words[2:], "", ""))
+        elif words[0] == "post_large":
+            size = int(words[1])
+            body = LARGE_PING + " " * (size - len(LARGE_PING))
+            calls.append(("POST", words[2:], body, f"{LARGE_PING} ... (padded with spaces to {size} bytes)"))
+        else:
+            marker = words.pop().removeprefix("<<")  # post ... <<'JSON'
+            body_lines = []
+            for body_line in lines:
+                if body_line == marker:
+                    break
+                body_lines.append(body_line)
+            body = "\n".join(body_lines)
+            calls.append(("POST", words[1:], body, body))
     return calls
 
 
-def exchange(url: str, method: str, headers: list[str], body: str, state: dict) -> str:
+LARGE_PING = '{"jsonrpc": "2.0", "id": 99, "method": "ping"}'
+
+
+def exchange(url: str, method: str, headers: list[str], body: str, shown: str, state: dict) -> str:
     headers = [Template(h).safe_substitute(state) for h in headers]
     parts = urlsplit(url)
     out = [f"> {method} {parts.path}\n"] + [f"> {h}\n" for h in headers] + [">\n"]
-    if body:
-        out.append(body + "\n")
+    if shown:
+        out.append(shown + "\n")
     sent = dict(h.split(":", 1) for h in headers)
     sent = {name.strip(): value.strip() for name, value in sent.items()}
     sent.setdefault("Accept", "*/*")  # what curl sends unless told otherwise
@@ -71,7 +81,7 @@ def exchange(url: str, method: str, headers: list[str], body: str, state: dict) 
         sent.setdefault("Content-Type", "application/x-www-form-urlencoded")  # likewise
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     try:
-        connection.request(method, parts.path, body.encode() or None, sent)
+        send_request(connection, method, parts.path, body.encode(), sent)
         response = connection.getresponse()
         text = response.read().decode("utf-8", "replace")
     finally:
@@ -88,18 +98,34 @@ def exchange(url: str, method: str, headers: list[str], body: str, state: dict) 
     return "".join(out)
 
 
+def send_request(connection, method: str, path: str, body: bytes, headers: dict) -> None:
+    """Send like curl: a body over 1 MiB waits for the server's go-ahead (Expect:
+    100-continue) for up to a second, so a server that refuses it early is never sent it."""
+    if len(body) <= 1024 * 1024:
+        return connection.request(method, path, body or None, headers)
+    connection.putrequest(method, path, skip_accept_encoding=True)
+    for name, value in {**headers, "Content-Length": str(len(body)), "Expect": "100-continue"}.items():
+        connection.putheader(name, value)
+    connection.endheaders()
+    answered, _, _ = select.select([connection.sock], [], [], 1.0)
+    if not answered:
+        connection.send(body)
+
+
 def split_lines(text: str) -> list[str]:
     """Lines as awk sees them: split on newlines only, no empty line after the last."""
     lines = text.replace("\r", "").split("\n")
     return lines[:-1] if lines[-1] == "" else lines
 
 
-SESSION_HEADER = re.compile(r"^(< Mcp-Session-Id: )(\S+)$", re.MULTILINE | re.IGNORECASE)
+SESSION_HEADER = re.compile(r"^< Mcp-Session-Id: (\S+)$", re.MULTILINE | re.IGNORECASE)
 
 
-def normalise(transcript: str, vault: Path | None = None) -> str:
-    """Replace what must vary between runs with placeholders."""
-    for session_id in set(m.group(2) for m in SESSION_HEADER.finditer(transcript)):
+def normalise(transcript: str, vault: Path | None, session_ids: set[str]) -> str:
+    """Replace what must vary between runs with placeholders. session_ids collects
+    the ids the server handed out, so later scripts that send them back match too."""
+    session_ids.update(SESSION_HEADER.findall(transcript))
+    for session_id in session_ids:
         transcript = transcript.replace(session_id, "<session-id>")
     if vault is not None:
         transcript = transcript.replace(str(vault), "<vault>")

@@ -2,14 +2,8 @@
 import subprocess
 import sys
 
+from helpers import rpc
 from manifest import find_step
-
-
-def rpc(method, id=1, **params):
-    message = {"jsonrpc": "2.0", "id": id, "method": method}
-    if params:
-        message["params"] = params
-    return message
 
 
 def test_initialize_echoes_the_client_version(step1):

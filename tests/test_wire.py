@@ -42,9 +42,10 @@ def test_parse_script_reads_headers_and_heredoc_body(tmp_path):
         '{"a": 1,\n "b": 2}\nJSON\n'
         "send DELETE 'Accept: */*'\n"
     )
+    body = '{"a": 1,\n "b": 2}'
     assert parse_script(script) == [
-        ("POST", ["Content-Type: application/json", "Mcp-Session-Id: $SESSION"], '{"a": 1,\n "b": 2}'),
-        ("DELETE", ["Accept: */*"], ""),
+        ("POST", ["Content-Type: application/json", "Mcp-Session-Id: $SESSION"], body, body),
+        ("DELETE", ["Accept: */*"], "", ""),
     ]
 
 

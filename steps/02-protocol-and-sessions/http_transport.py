@@ -1,0 +1,210 @@
+"""Streamable HTTP around the protocol core: one endpoint, /mcp.
+
+Everything here is about HTTP: which requests to refuse before reading them, which
+session a message belongs to, and whether a response goes out as JSON or as an
+SSE stream. The protocol itself lives in protocol.py.
+"""
+import json
+import logging
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+from protocol import INVALID_REQUEST, PARSE_ERROR, SUPPORTED_VERSIONS, ProtocolError, Server, Session
+from protocol import error_response, id_of, kind_of
+
+log = logging.getLogger("http")
+
+MAX_BODY = 4 * 1024 * 1024  # a JSON-RPC message is small; anything bigger is refused unread
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+ASSUMED_VERSION = "2025-03-26"  # the spec's rule for a request without MCP-Protocol-Version
+
+
+class HttpError(Exception):
+    """Refuse a request with an HTTP status and a JSON-RPC error body."""
+
+    def __init__(self, status: int, message: str, code: int = INVALID_REQUEST, request_id=None):
+        super().__init__(message)
+        self.status, self.message, self.code, self.request_id = status, message, code, request_id
+
+
+# region sessions
+class Sessions:
+    """Live sessions by id. Handler threads share it, hence the lock."""
+
+    def __init__(self):
+        self._by_id: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def start(self, session: Session) -> str:
+        session_id = secrets.token_urlsafe(32)  # unguessable, visible ASCII only
+        with self._lock:
+            self._by_id[session_id] = session
+        return session_id
+
+    def get(self, session_id: str) -> Session | None:
+        with self._lock:
+            return self._by_id.get(session_id)
+
+    def end(self, session_id: str) -> bool:
+        with self._lock:
+            return self._by_id.pop(session_id, None) is not None
+# endregion sessions
+
+
+class McpHttpServer(ThreadingHTTPServer):
+    def __init__(self, host: str, port: int, core: Server):
+        super().__init__((host, port), McpHandler)
+        self.core, self.sessions = core, Sessions()
+        self.allowed_hosts = LOCAL_HOSTS | {host}
+
+
+class McpHandler(BaseHTTPRequestHandler):
+    server: McpHttpServer
+
+    # region post
+    def do_POST(self):
+        try:
+            self.guard_door()
+            self.require_headers()
+            message = self.read_message()
+            kind = kind_of_or_400(message)
+            session, is_new = self.session_for(message)
+            if not is_new:
+                self.check_protocol_version(id_of(message))
+            response = self.server.core.handle(message, session)
+            if kind != "request":
+                return self.send_body(202)  # notifications and responses are never answered
+            headers = {}
+            if is_new and "result" in response:
+                headers["Mcp-Session-Id"] = self.server.sessions.start(session)
+            if wants_stream(message):
+                self.send_stream([response], headers)
+            else:
+                self.send_json(200, response, headers)
+        except HttpError as error:
+            self.send_json(error.status, error_response(error.request_id, error.code, error.message))
+    # endregion post
+
+    # region door
+    def guard_door(self):
+        """Refuse what must not reach the protocol at all."""
+        if urlsplit(self.path).path != "/mcp":
+            raise HttpError(404, "Not found: the MCP endpoint is /mcp")
+        # A web page can make your browser send requests to 127.0.0.1. The browser
+        # always names the page's Origin; DNS rebinding shows up in Host.
+        host = urlsplit("//" + self.headers.get("Host", "")).hostname
+        if host not in self.server.allowed_hosts:
+            raise HttpError(403, f"Forbidden: Host {self.headers.get('Host')!r} is not this local server")
+        origin = self.headers.get("Origin")
+        if origin is not None and urlsplit(origin).hostname not in self.server.allowed_hosts:
+            raise HttpError(403, f"Forbidden: Origin {origin!r} may not call this server")
+
+    def require_headers(self):
+        accepted = {part.split(";")[0].strip() for part in self.headers.get("Accept", "").split(",")}
+        if not accepted & {"application/json", "application/*", "*/*"} or not accepted & {
+            "text/event-stream", "text/*", "*/*"
+        }:
+            raise HttpError(406, "Not acceptable: Accept must list application/json and text/event-stream")
+        if self.headers.get_content_type() != "application/json":
+            raise HttpError(415, "Unsupported media type: send Content-Type: application/json")
+
+    def read_message(self):
+        length = self.headers.get("Content-Length")
+        if length is None:
+            raise HttpError(411, "Length required: send Content-Length")
+        if not length.isdigit():
+            raise HttpError(400, "Bad Content-Length")
+        if int(length) > MAX_BODY:
+            raise HttpError(413, f"Payload too large: the limit is {MAX_BODY} bytes")
+        try:
+            return json.loads(self.rfile.read(int(length)))
+        except ValueError:  # bad JSON, or bytes that are not UTF-8
+            raise HttpError(400, "Parse error: the body is not JSON", PARSE_ERROR) from None
+    # endregion door
+
+    # region session-routing
+    def session_for(self, message) -> tuple[Session, bool]:
+        """The session a message belongs to, and whether it is a new one."""
+        session_id = self.headers.get("Mcp-Session-Id")
+        if session_id is None:
+            if message.get("method") == "initialize" and "id" in message:
+                return Session(), True
+            reason = "Bad request: Mcp-Session-Id header required (initialize first)"
+            raise HttpError(400, reason, request_id=id_of(message))
+        session = self.server.sessions.get(session_id)
+        if session is None:
+            reason = "Session not found: it ended or never existed; initialize again"
+            raise HttpError(404, reason, request_id=id_of(message))
+        return session, False
+
+    def check_protocol_version(self, request_id):
+        version = self.headers.get("MCP-Protocol-Version", ASSUMED_VERSION)
+        if version not in SUPPORTED_VERSIONS:
+            supported = ", ".join(SUPPORTED_VERSIONS)
+            reason = f"Unsupported MCP-Protocol-Version {version!r}; supported: {supported}"
+            raise HttpError(400, reason, request_id=request_id)
+    # endregion session-routing
+
+    # region other-methods
+    def do_DELETE(self):
+        """The client ends its session."""
+        try:
+            self.guard_door()
+            session_id = self.headers.get("Mcp-Session-Id")
+            if session_id is None:
+                raise HttpError(400, "Bad request: DELETE needs the Mcp-Session-Id header")
+            if not self.server.sessions.end(session_id):
+                raise HttpError(404, "Session not found: it ended or never existed")
+            self.send_body(204)
+        except HttpError as error:
+            self.send_json(error.status, error_response(None, error.code, error.message))
+
+    def do_GET(self):
+        message = "Method not allowed: this server sends nothing unasked, so it offers no GET stream; POST to /mcp"
+        self.send_json(405, error_response(None, INVALID_REQUEST, message), {"Allow": "POST, DELETE"})
+
+    do_PUT = do_PATCH = do_GET
+    # endregion other-methods
+
+    # region responses
+    def send_json(self, status: int, payload: dict, headers: dict | None = None):
+        self.send_body(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
+
+    def send_stream(self, messages: list[dict], headers: dict):
+        """An SSE stream: one event per message; closing the connection ends it."""
+        self.send_response(200)
+        for name, value in {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for message in messages:
+            self.wfile.write(f"event: message\ndata: {json.dumps(message)}\n\n".encode())
+            self.wfile.flush()
+
+    def send_body(self, status: int, body: bytes = b"", headers: dict | None = None):
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if status != 204:  # "No Content" carries no body, so no length either
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    # endregion responses
+
+    def log_message(self, fmt, *args):
+        log.info("%s %s", self.address_string(), fmt % args)
+
+
+def kind_of_or_400(message) -> str:
+    try:
+        return kind_of(message)
+    except ProtocolError as error:
+        raise HttpError(400, error.message, error.code, id_of(message)) from None
+
+
+def wants_stream(message: dict) -> bool:
+    """Answer with SSE when the client asked for progress: only a stream can carry
+    notifications before the response. Everything else gets plain JSON."""
+    meta = message.get("params", {}).get("_meta")
+    return isinstance(meta, dict) and "progressToken" in meta

@@ -1,0 +1,68 @@
+"""A small HTTP client for the tests: every header and byte is the test's choice."""
+import http.client
+import json
+from urllib.parse import urlsplit
+
+
+class Reply:
+    def __init__(self, response: http.client.HTTPResponse):
+        self.status = response.status
+        self.headers = response.headers
+        self.body = response.read()
+
+    def json(self):
+        return json.loads(self.body)
+
+
+class Client:
+    """Raw HTTP to one server."""
+
+    def __init__(self, url: str):
+        self.url = url
+        parts = urlsplit(url)
+        self.host, self.port, self.path = parts.hostname, parts.port, parts.path
+
+    def request(self, method: str, body=None, headers=None, path=None) -> Reply:
+        if body is not None and not isinstance(body, (bytes, str)):
+            body = json.dumps(body)
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        try:
+            connection.request(method, path or self.path, body, headers or {})
+            return Reply(connection.getresponse())
+        finally:
+            connection.close()
+
+    def post(self, body, headers=None, **kw) -> Reply:
+        return self.request("POST", body, {"Content-Type": "application/json", **(headers or {})}, **kw)
+
+
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+CLIENT_INFO = {"name": "pytest", "version": "1"}
+
+
+def rpc(method, id=1, **params):
+    message = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params:
+        message["params"] = params
+    return message
+
+
+class McpClient(Client):
+    """A handshake-era client over HTTP that keeps its session id."""
+
+    def post(self, body, headers=None, **kw) -> Reply:
+        return self.request("POST", body, {**MCP_HEADERS, **(headers or {})}, **kw)
+
+    def initialize(self, version="2025-11-25") -> Reply:
+        return self.post(rpc("initialize", protocolVersion=version, capabilities={}, clientInfo=CLIENT_INFO))
+
+    def open_session(self) -> str:
+        """initialize, then notifications/initialized: a session ready for work."""
+        session_id = self.initialize().headers["Mcp-Session-Id"]
+        reply = self.send(session_id, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert reply.status == 202
+        return session_id
+
+    def send(self, session_id, message, headers=None) -> Reply:
+        session_headers = {"Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-11-25"}
+        return self.post(message, {**session_headers, **(headers or {})})
