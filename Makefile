@@ -10,8 +10,9 @@ step_dir = $(wildcard steps/$(shell printf '%02d' $(1))-*)
 # Steps 1 to 3 speak the protocol only; from step 4 on the server reads a vault.
 vault_flag = $(if $(filter 1 2 3,$(1)),,--vault $(VAULT))
 
-.PHONY: help run test check guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
-	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS))
+.PHONY: help run test check interop clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
+	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS)) \
+	$(addprefix demo-,$(DEMO_NUMBERS))
 
 help:
 	@echo "make run          run the newest step's server on the sample vault"
@@ -19,7 +20,10 @@ help:
 	@echo "make check-N      start step N, replay its wire scripts, compare with the transcripts"
 	@echo "make check        the same for every step"
 	@echo "make diff-N       what step N changed since step N-1"
+	@echo "make demo-N       from step 3: a client that starts the server over stdio and prints the talk"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
+	@echo "make interop      the official MCP Python SDK's client against step 3 (own venv: .venv-interop)"
+	@echo "make clean        remove both virtual environments"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
 	@echo "make guide-check  fail if a chapter quotes code or a transcript that has changed"
 	@echo "steps: $(STEP_NUMBERS)"
@@ -35,6 +39,10 @@ $(addprefix check-,$(STEP_NUMBERS)): check-%:
 check:
 	@$(PYTHON) steps/check.py
 
+DEMO_NUMBERS := $(filter-out 1 2,$(STEP_NUMBERS))
+$(addprefix demo-,$(DEMO_NUMBERS)): demo-%:
+	$(PYTHON) $(call step_dir,$*)/client.py
+
 $(addprefix diff-,$(STEP_NUMBERS)): diff-%:
 	@$(PYTHON) steps/diff.py $*
 
@@ -46,6 +54,17 @@ $(addprefix diff-,$(STEP_NUMBERS)): diff-%:
 
 test: .venv/bin/pytest
 	.venv/bin/pytest
+
+# The SDK is needed by this check alone, so it gets a virtual environment of its own.
+.venv-interop/bin/python:
+	$(PYTHON) -m venv .venv-interop
+	.venv-interop/bin/python -m pip install --quiet --disable-pip-version-check 'mcp>=2.3,<3'
+
+interop: .venv-interop/bin/python
+	.venv-interop/bin/python tests/interop.py
+
+clean:
+	rm -rf .venv .venv-interop
 
 guide:
 	@$(PYTHON) guide/sync.py

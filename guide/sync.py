@@ -9,7 +9,8 @@ A chapter quotes a file, a named region of a file, or a wire transcript:
 
 Paths are relative to steps/. A region is marked in the code with a pair of
 comments, `# region NAME` and `# endregion NAME`, which editors can fold.
-A `.out` transcript is shown with the command that produces it.
+A `.out` transcript is shown with the command that produces it: the wire
+script of the same name, or else the Python program of the same name.
 
     python3 guide/sync.py          rewrite every block from the code (make guide)
     python3 guide/sync.py --check  fail on a stale block, a missing file or region,
@@ -61,8 +62,10 @@ def render(target: str, steps_dir: Path) -> str:
     if not path.is_file():
         raise SyncError(f"no file steps/{relative}")
     if path.suffix == ".out":
-        script = f"steps/{relative.removesuffix('.out')}.sh"
-        return fence("console", f"$ {script}\n" + path.read_text().rstrip("\n"))
+        command = f"steps/{relative.removesuffix('.out')}.sh"
+        if not path.with_suffix(".sh").exists():  # a transcript a Python program prints
+            command = f"python3 steps/{relative.removesuffix('.out')}.py"
+        return fence("console", f"$ {command}\n" + path.read_text().rstrip("\n"))
     if name:
         found = regions(path)
         if name not in found:

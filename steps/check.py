@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Check a step against its recorded wire transcripts.
 
-    python3 steps/check.py 1          start step 1, replay wire/*.sh, compare with *.out
+    python3 steps/check.py 1          start step 1, replay wire/*.sh (and client.py where a
+                                      step has one), compare with the recorded *.out
     python3 steps/check.py            every step
     python3 steps/check.py 1 --update record the transcripts anew (then run `make guide`)
     python3 steps/check.py 1 --no-curl replay with Python even where curl exists
@@ -12,6 +13,7 @@ collides with a server you started yourself and never writes into the repository
 import argparse
 import difflib
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -38,7 +40,11 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
                 else:
                     text = run_with_python(script, url, state)
                 results[script.with_suffix(".out")] = normalise(text, vault, session_ids)
-            return results
+        client = step.path / "client.py"
+        if client.exists():  # a stdio conversation, recorded in client.out
+            done = subprocess.run([sys.executable, str(client)], capture_output=True, text=True, timeout=60)
+            results[client.with_suffix(".out")] = done.stdout
+        return results
 
 
 def check(step: Step, use_curl: bool, update: bool) -> bool:

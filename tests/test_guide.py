@@ -32,6 +32,7 @@ def tree(tmp_path):
         "import os\n\n# region main\ndef main():\n    return 1\n# endregion main\n"
     )
     (steps / "01-demo" / "wire" / "01-hello.out").write_text("> POST /mcp\n")
+    (steps / "01-demo" / "wire" / "01-hello.sh").write_text("post <<'JSON'\n{}\nJSON\n")
     guide.mkdir()
     chapter = guide / "01-demo.md"
     chapter.write_text(
@@ -106,3 +107,12 @@ def test_a_later_copy_of_a_quoted_region_counts_as_quoted(tree):
     (later / "server.py").write_text((steps / "01-demo" / "server.py").read_text())
     sync(guide, steps, check=False)
     assert sync(guide, steps, check=True) == []
+
+
+def test_a_transcript_without_a_script_is_shown_with_its_python_program(tree):
+    steps, guide, chapter = tree
+    (steps / "01-demo" / "client.py").write_text("print('>>> hi')\n")
+    (steps / "01-demo" / "client.out").write_text(">>> hi\n")
+    chapter.write_text(chapter.read_text() + BLOCK.format(target="01-demo/client.out"))
+    sync(guide, steps, check=False)
+    assert "```console\n$ python3 steps/01-demo/client.py\n>>> hi\n```" in chapter.read_text()

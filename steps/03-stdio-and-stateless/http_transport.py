@@ -1,0 +1,269 @@
+"""Streamable HTTP around the protocol core: one endpoint, /mcp.
+
+Everything here is about HTTP: which requests to refuse before reading them, which
+era and session a message belongs to, and whether a response goes out as JSON or
+as an SSE stream. The protocol itself lives in protocol.py.
+"""
+import base64
+import binascii
+import json
+import logging
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INVALID_REQUEST, META_VERSION, PARSE_ERROR
+from protocol import SUPPORTED_VERSIONS, UNSUPPORTED_VERSION
+from protocol import ProtocolError, Server, Session, error_response, id_of, is_stateless, kind_of
+
+log = logging.getLogger("http")
+
+MAX_BODY = 4 * 1024 * 1024  # a JSON-RPC message is small; anything bigger is refused unread
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+# In the stateless era the status tells what went wrong before the body is parsed.
+STATELESS_STATUS = {-32700: 400, -32600: 400, -32601: 404, -32602: 400, -32020: 400, -32022: 400}
+
+
+class HttpError(Exception):
+    """Refuse a request with an HTTP status and a JSON-RPC error body."""
+
+    def __init__(self, status: int, message: str, code: int = INVALID_REQUEST, request_id=None, data=None):
+        super().__init__(message)
+        self.status, self.message, self.code, self.request_id, self.data = status, message, code, request_id, data
+
+
+# region sessions
+class Sessions:
+    """Live sessions by id. Handler threads share it, hence the lock."""
+
+    def __init__(self):
+        self._by_id: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def start(self, session: Session) -> str:
+        session_id = secrets.token_urlsafe(32)  # unguessable, visible ASCII only
+        with self._lock:
+            self._by_id[session_id] = session
+        return session_id
+
+    def get(self, session_id: str) -> Session | None:
+        with self._lock:
+            return self._by_id.get(session_id)
+
+    def end(self, session_id: str) -> bool:
+        with self._lock:
+            return self._by_id.pop(session_id, None) is not None
+# endregion sessions
+
+
+class McpHttpServer(ThreadingHTTPServer):
+    def __init__(self, host: str, port: int, core: Server):
+        super().__init__((host, port), McpHandler)
+        self.core, self.sessions = core, Sessions()
+        self.allowed_hosts = LOCAL_HOSTS | {host}
+
+
+class McpHandler(BaseHTTPRequestHandler):
+    server: McpHttpServer
+
+    # region post
+    def do_POST(self):
+        try:
+            self.guard_door()
+            self.require_headers()
+            message = self.read_message()
+            kind = kind_of_or_400(message)
+            if is_stateless(message, self.headers.get("MCP-Protocol-Version")):
+                return self.post_stateless(message, kind)
+            # A handshake version in the header, or none (the spec says: assume 2025-03-26).
+            session, is_new = self.session_for(message)
+            response = self.server.core.handle(message, session)
+            if kind != "request":
+                return self.send_body(202)  # notifications and responses are never answered
+            headers = {}
+            if is_new and "result" in response:
+                headers["Mcp-Session-Id"] = self.server.sessions.start(session)
+            if wants_stream(message):
+                self.send_stream([response], headers)
+            else:
+                self.send_json(200, response, headers)
+        except HttpError as error:
+            self.send_json(error.status, error_response(error.request_id, error.code, error.message, error.data))
+
+    def post_stateless(self, message, kind: str):
+        """2026-07-28: no session, and the routing headers must agree with the body."""
+        version = self.headers.get("MCP-Protocol-Version")
+        if version is not None and version not in SUPPORTED_VERSIONS:
+            data = {"supported": list(SUPPORTED_VERSIONS), "requested": version}
+            raise HttpError(400, f"Unsupported protocol version {version!r}", UNSUPPORTED_VERSION, id_of(message), data)
+        if kind == "request":
+            check_routing_headers(message, self.headers)
+        response = self.server.core.handle(message, None)
+        if kind != "request":
+            return self.send_body(202)
+        status = STATELESS_STATUS.get(response.get("error", {}).get("code"), 200)
+        if status == 200 and wants_stream(message):
+            self.send_stream([response], {})
+        else:
+            self.send_json(status, response)
+    # endregion post
+
+    # region door
+    def guard_door(self):
+        """Refuse what must not reach the protocol at all."""
+        if urlsplit(self.path).path != "/mcp":
+            raise HttpError(404, "Not found: the MCP endpoint is /mcp")
+        # A web page can make your browser send requests to 127.0.0.1. The browser
+        # always names the page's Origin; DNS rebinding shows up in Host.
+        host = urlsplit("//" + self.headers.get("Host", "")).hostname
+        if host not in self.server.allowed_hosts:
+            raise HttpError(403, f"Forbidden: Host {self.headers.get('Host')!r} is not this local server")
+        origin = self.headers.get("Origin")
+        if origin is not None and urlsplit(origin).hostname not in self.server.allowed_hosts:
+            raise HttpError(403, f"Forbidden: Origin {origin!r} may not call this server")
+
+    def require_headers(self):
+        accepted = {part.split(";")[0].strip() for part in self.headers.get("Accept", "").split(",")}
+        if not accepted & {"application/json", "application/*", "*/*"} or not accepted & {
+            "text/event-stream", "text/*", "*/*"
+        }:
+            raise HttpError(406, "Not acceptable: Accept must list application/json and text/event-stream")
+        if self.headers.get_content_type() != "application/json":
+            raise HttpError(415, "Unsupported media type: send Content-Type: application/json")
+
+    def read_message(self):
+        length = self.headers.get("Content-Length")
+        if length is None:
+            raise HttpError(411, "Length required: send Content-Length")
+        if not length.isdigit():
+            raise HttpError(400, "Bad Content-Length")
+        if int(length) > MAX_BODY:
+            raise HttpError(413, f"Payload too large: the limit is {MAX_BODY} bytes")
+        try:
+            return json.loads(self.rfile.read(int(length)))
+        except ValueError:  # bad JSON, or bytes that are not UTF-8
+            raise HttpError(400, "Parse error: the body is not JSON", PARSE_ERROR) from None
+    # endregion door
+
+    # region session-routing
+    def session_for(self, message) -> tuple[Session, bool]:
+        """The session a message belongs to, and whether it is a new one."""
+        session_id = self.headers.get("Mcp-Session-Id")
+        if session_id is None:
+            if message.get("method") == "initialize" and "id" in message:
+                return Session(), True
+            reason = "Bad request: Mcp-Session-Id header required (initialize first)"
+            raise HttpError(400, reason, request_id=id_of(message))
+        session = self.server.sessions.get(session_id)
+        if session is None:
+            reason = "Session not found: it ended or never existed; initialize again"
+            raise HttpError(404, reason, request_id=id_of(message))
+        return session, False
+    # endregion session-routing
+
+    # region other-methods
+    def do_DELETE(self):
+        """The client ends its session (handshake era only)."""
+        if self.stateless_era():
+            return self.refuse_method()
+        try:
+            self.guard_door()
+            session_id = self.headers.get("Mcp-Session-Id")
+            if session_id is None:
+                raise HttpError(400, "Bad request: DELETE needs the Mcp-Session-Id header")
+            if not self.server.sessions.end(session_id):
+                raise HttpError(404, "Session not found: it ended or never existed")
+            self.send_body(204)
+        except HttpError as error:
+            self.send_json(error.status, error_response(None, error.code, error.message))
+
+    def do_GET(self):
+        self.refuse_method()
+
+    do_PUT = do_PATCH = do_GET
+
+    def refuse_method(self):
+        if self.stateless_era():
+            allowed, message = "POST", "Method not allowed: in 2026-07-28 every request is a POST"
+        else:
+            allowed, message = "POST, DELETE", (
+                "Method not allowed: this server sends nothing unasked, so it offers no GET stream; POST to /mcp"
+            )
+        self.send_json(405, error_response(None, INVALID_REQUEST, message), {"Allow": allowed})
+
+    def stateless_era(self) -> bool:
+        version = self.headers.get("MCP-Protocol-Version")
+        return version is not None and version not in HANDSHAKE_VERSIONS
+    # endregion other-methods
+
+    # region responses
+    def send_json(self, status: int, payload: dict, headers: dict | None = None):
+        self.send_body(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
+
+    def send_stream(self, messages: list[dict], headers: dict):
+        """An SSE stream: one event per message; closing the connection ends it."""
+        self.send_response(200)
+        for name, value in {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for message in messages:
+            self.wfile.write(f"event: message\ndata: {json.dumps(message)}\n\n".encode())
+            self.wfile.flush()
+
+    def send_body(self, status: int, body: bytes = b"", headers: dict | None = None):
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if status != 204:  # "No Content" carries no body, so no length either
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    # endregion responses
+
+    def log_message(self, fmt, *args):
+        log.info("%s %s", self.address_string(), fmt % args)
+
+
+def kind_of_or_400(message) -> str:
+    try:
+        return kind_of(message)
+    except ProtocolError as error:
+        raise HttpError(400, error.message, error.code, id_of(message)) from None
+
+
+# region routing-headers
+def check_routing_headers(message: dict, headers) -> None:
+    """MCP-Protocol-Version, Mcp-Method and (for tools/call) Mcp-Name repeat what the
+    body says, so that proxies and load balancers can route without parsing JSON.
+    They must agree with the body exactly."""
+    params = message.get("params", {})
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or META_VERSION not in meta:
+        return  # the core answers a missing _meta with a clearer error
+    expected = {"MCP-Protocol-Version": meta[META_VERSION], "Mcp-Method": message["method"]}
+    if message["method"] == "tools/call":
+        expected["Mcp-Name"] = params.get("name")
+    for name, value in expected.items():
+        sent = headers.get_all(name) or []
+        if len(sent) != 1 or decode_header(sent[0]) != value:
+            reason = f"Header mismatch: {name} is {', '.join(sent) or 'missing'}; the body says {value!r}"
+            raise HttpError(400, reason, HEADER_MISMATCH, id_of(message))
+
+
+def decode_header(value: str) -> str | None:
+    """Header values are ASCII; anything else travels as =?base64?...?=."""
+    if not (value.startswith("=?base64?") and value.endswith("?=")):
+        return value
+    try:
+        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+# endregion routing-headers
+
+
+def wants_stream(message: dict) -> bool:
+    """Answer with SSE when the client asked for progress: only a stream can carry
+    notifications before the response. Everything else gets plain JSON."""
+    meta = message.get("params", {}).get("_meta")
+    return isinstance(meta, dict) and "progressToken" in meta

@@ -1,0 +1,222 @@
+"""The protocol core: one JSON-RPC message in, at most one message out.
+
+It knows nothing about HTTP or stdio. A transport parses bytes into a message,
+decides its era, and calls Server.handle: with the client's Session for the
+handshake era (2025-11-25 and before), with None for the stateless era
+(2026-07-28), where every request stands alone.
+"""
+import logging
+from dataclasses import dataclass, field
+
+from tools import TOOLS, call_tool
+
+log = logging.getLogger("protocol")
+
+# region versions
+HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")  # newest first
+STATELESS_VERSIONS = ("2026-07-28",)
+SUPPORTED_VERSIONS = STATELESS_VERSIONS + HANDSHAKE_VERSIONS
+
+# The keys a 2026-07-28 request and result carry in their _meta.
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+# endregion versions
+
+SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.3.0"}
+CAPABILITIES = {"tools": {"listChanged": False}}
+INSTRUCTIONS = "A teaching server. Call ping to test the connection and echo to get text back."
+CACHE_HINTS = {"ttlMs": 300_000, "cacheScope": "public"}  # the tool list is the same for everyone
+
+# region errors
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+HEADER_MISMATCH = -32020  # 2026-07-28, HTTP only: a routing header disagrees with the body
+UNSUPPORTED_VERSION = -32022  # 2026-07-28: data says which versions would work
+
+
+class ProtocolError(Exception):
+    """A failure the client must hear about, as a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data=None):
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+def error_response(request_id, code: int, message: str, data=None) -> dict:
+    error = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+# endregion errors
+
+
+# region validation
+def kind_of(message) -> str:
+    """'request', 'notification' or 'response'; a ProtocolError for anything else."""
+    if isinstance(message, list):
+        raise ProtocolError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message per request")
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise ProtocolError(INVALID_REQUEST, 'Expected a JSON-RPC 2.0 message: an object with "jsonrpc": "2.0"')
+    if "method" not in message:
+        if "id" in message and ("result" in message or "error" in message):
+            return "response"
+        raise ProtocolError(INVALID_REQUEST, 'A request needs a "method"; a response needs "result" or "error"')
+    if not isinstance(message["method"], str):
+        raise ProtocolError(INVALID_REQUEST, '"method" must be a string')
+    if "id" in message and not valid_id(message["id"]):
+        raise ProtocolError(INVALID_REQUEST, '"id" must be a string or an integer')
+    if not isinstance(message.get("params", {}), dict):
+        raise ProtocolError(INVALID_PARAMS, '"params" must be an object')
+    return "request" if "id" in message else "notification"
+
+
+def valid_id(value) -> bool:
+    # MCP forbids null ids; bool is excluded because Python counts it as an int.
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def is_stateless(message, header_version: str | None = None) -> bool:
+    """A 2026-07-28 request names its version in params._meta (and over HTTP in the
+    MCP-Protocol-Version header); a handshake-era request never does."""
+    if header_version is not None and header_version not in HANDSHAKE_VERSIONS:
+        return True
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and META_VERSION in meta
+
+
+def id_of(message):
+    """The id to answer with: the request's own when it is valid, else null."""
+    if isinstance(message, dict) and valid_id(message.get("id")):
+        return message["id"]
+    return None
+# endregion validation
+
+
+# region session
+@dataclass
+class Session:
+    """What the server remembers about one client between its messages."""
+
+    protocol_version: str | None = None  # agreed by initialize
+    initialized: bool = False  # the client has sent notifications/initialized
+    client_info: dict = field(default_factory=dict)
+# endregion session
+
+
+# region server
+class Server:
+    def handle(self, message, session: Session | None) -> dict | None:
+        """Answer one message: a response, or None when nothing may be sent back.
+        session is None for a stateless (2026-07-28) message."""
+        try:
+            kind = kind_of(message)
+            if kind == "notification" and session is not None:
+                self.on_notification(message, session)
+            if kind != "request":
+                return None
+            method, params = message["method"], message.get("params", {})
+            if session is None:
+                result = self.on_stateless_request(method, params)
+            else:
+                result = self.on_request(method, params, session)
+            return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        except ProtocolError as error:
+            return error_response(id_of(message), error.code, error.message, error.data)
+        except Exception:
+            log.exception("failed to handle %r", message)
+            return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
+
+    def on_request(self, method: str, params: dict, session: Session) -> dict:
+        if method == "initialize":
+            return self.initialize(params, session)
+        if method == "ping":
+            return {}  # allowed at any time, even before the handshake
+        handler = {"tools/list": self.list_tools, "tools/call": self.call_tool}.get(method)
+        if handler is None:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        if not session.initialized:
+            raise ProtocolError(
+                INVALID_REQUEST, f"{method} before the handshake: send initialize, then notifications/initialized"
+            )
+        return handler(params)
+
+    def on_notification(self, message: dict, session: Session) -> None:
+        if message["method"] == "notifications/initialized" and session.protocol_version:
+            session.initialized = True
+        # Anything else (cancelled, progress, unknown) needs no action from this server.
+    # endregion server
+
+    # region stateless
+    def on_stateless_request(self, method: str, params: dict) -> dict:
+        """2026-07-28: no handshake, no session; each request says who it is."""
+        check_meta(params.get("_meta"))
+        handler = {"server/discover": self.discover, "tools/list": self.list_tools, "tools/call": self.call_tool}
+        if method not in handler:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        result = {"resultType": "complete", **handler[method](params)}
+        if method in ("server/discover", "tools/list"):
+            result |= CACHE_HINTS
+        result["_meta"] = {META_SERVER_INFO: SERVER_INFO}
+        return result
+
+    def discover(self, params: dict) -> dict:
+        return {
+            "supportedVersions": list(SUPPORTED_VERSIONS),
+            "capabilities": CAPABILITIES,
+            "instructions": INSTRUCTIONS,
+        }
+    # endregion stateless
+
+    # region initialize
+    def initialize(self, params: dict, session: Session) -> dict:
+        if session.protocol_version is not None:
+            raise ProtocolError(INVALID_REQUEST, "This session is already initialized")
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, str):
+            raise ProtocolError(INVALID_PARAMS, "initialize needs params.protocolVersion, a string")
+        if not isinstance(params.get("capabilities"), dict) or not isinstance(params.get("clientInfo"), dict):
+            raise ProtocolError(INVALID_PARAMS, "initialize needs params.capabilities and params.clientInfo, objects")
+        # The client's version if we speak it, else our newest: the client decides whether to go on.
+        session.protocol_version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0]
+        session.client_info = params["clientInfo"]
+        return {
+            "protocolVersion": session.protocol_version,
+            "capabilities": CAPABILITIES,
+            "serverInfo": SERVER_INFO,
+            "instructions": INSTRUCTIONS,
+        }
+    # endregion initialize
+
+    # region tool-methods
+    def list_tools(self, params: dict) -> dict:
+        return {"tools": [tool.declaration() for tool in TOOLS.values()]}
+
+    def call_tool(self, params: dict) -> dict:
+        name = params.get("name")
+        if name not in TOOLS:
+            # The client should only call tools it was told about: a protocol error.
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
+        return call_tool(TOOLS[name], params.get("arguments", {}))
+    # endregion tool-methods
+
+
+# region meta
+def check_meta(meta) -> None:
+    """A stateless request must name its version and the client's capabilities."""
+    if not (isinstance(meta, dict) and isinstance(meta.get(META_VERSION), str)
+            and isinstance(meta.get(META_CAPABILITIES), dict)):
+        raise ProtocolError(
+            INVALID_PARAMS, f"params._meta needs {META_VERSION!r} (a string) and {META_CAPABILITIES!r} (an object)"
+        )
+    if meta[META_VERSION] not in STATELESS_VERSIONS:
+        raise ProtocolError(
+            UNSUPPORTED_VERSION,
+            f"Unsupported protocol version {meta[META_VERSION]!r}",
+            {"supported": list(SUPPORTED_VERSIONS), "requested": meta[META_VERSION]},
+        )
+# endregion meta
