@@ -79,6 +79,7 @@ def valid_id(value) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+# region era
 def is_stateless(message, header_version: str | None = None) -> bool:
     """A 2026-07-28 request names its version in params._meta (and over HTTP in the
     MCP-Protocol-Version header); a handshake-era request never does."""
@@ -87,6 +88,7 @@ def is_stateless(message, header_version: str | None = None) -> bool:
     params = message.get("params") if isinstance(message, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and META_VERSION in meta
+# endregion era
 
 
 def id_of(message):
