@@ -70,6 +70,7 @@ LARGE_PING = '{"jsonrpc": "2.0", "id": 99, "method": "ping"}'
 
 def exchange(url: str, method: str, headers: list[str], body: str, shown: str, state: dict) -> str:
     headers = [Template(h).safe_substitute(state) for h in headers]
+    headers = [h for h in headers if h.partition(":")[2].strip()]  # lib.sh skips empty ones too
     parts = urlsplit(url)
     out = [f"> {method} {parts.path}\n"] + [f"> {h}\n" for h in headers] + [">\n"]
     if shown:

@@ -30,7 +30,8 @@ def test_notification_gets_202_and_an_empty_body(step1):
 
 def test_any_message_without_id_is_not_answered(step1):
     # An unknown notification and a response posted by a client: still 202, no body.
-    for message in ({"jsonrpc": "2.0", "method": "notifications/whatever"}, {"jsonrpc": "2.0", "result": {}}):
+    responses = ({"jsonrpc": "2.0", "id": 1, "result": {}}, {"jsonrpc": "2.0", "id": 2, "error": {"code": 1}})
+    for message in ({"jsonrpc": "2.0", "method": "notifications/whatever"}, *responses):
         reply = step1.post(message)
         assert (reply.status, reply.body) == (202, b"")
 
@@ -77,6 +78,11 @@ def test_broken_json_is_http_400_with_parse_error(step1):
         body = reply.json()
         assert body["id"] is None
         assert body["error"]["code"] == -32700
+
+
+def test_deeply_nested_json_is_a_parse_error(step1):
+    reply = step1.post(b"[" * 100_000 + b"]" * 100_000)
+    assert (reply.status, reply.json()["error"]["code"]) == (400, -32700)
 
 
 def test_json_that_is_not_an_object_is_an_invalid_request(step1):

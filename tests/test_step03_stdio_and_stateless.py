@@ -121,6 +121,12 @@ def test_stdio_bad_lines_get_errors_and_the_server_goes_on(stdio):
     assert stdio.ask(rpc("ping", id=9)) == {"jsonrpc": "2.0", "id": 9, "result": {}}
 
 
+def test_stdio_deeply_nested_json_is_a_parse_error_and_the_server_lives(stdio):
+    stdio.send_line(b"[" * 100_000 + b"]" * 100_000)
+    assert json.loads(stdio.process.stdout.readline())["error"]["code"] == -32700
+    assert stdio.ask(rpc("ping", id=2))["result"] == {}
+
+
 def test_stdio_an_overlong_line_is_refused_and_skipped(stdio):
     stdio.send_line(b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "' + b"x" * (5 * 1024 * 1024) + b'"}')
     error = json.loads(stdio.process.stdout.readline())
@@ -158,7 +164,7 @@ def test_discover_result_is_complete(step3):
     assert "Mcp-Session-Id" not in reply.headers
     result = reply.json()["result"]
     assert result["resultType"] == "complete"
-    assert result["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
+    assert result["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18"]
     assert result["capabilities"] == {"tools": {"listChanged": False}}
     assert result["ttlMs"] >= 0 and result["cacheScope"] in ("public", "private")
     assert result["_meta"][SERVER_INFO_KEY]["name"] == "vault-mcp"
@@ -249,7 +255,7 @@ def test_an_unsupported_version_is_32022_with_the_supported_list(step3, version)
     assert reply.status == 400
     error = reply.json()["error"]
     assert error["code"] == -32022
-    assert error["data"] == {"supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+    assert error["data"] == {"supported": ["2026-07-28", "2025-11-25", "2025-06-18"],
                              "requested": version}
 
 

@@ -48,9 +48,9 @@ def text_result(text, error=False):
 
 # region dispatch
 def handle(message):
-    """Answer one JSON-RPC message: a response dict, or None for a notification."""
-    if "id" not in message:
-        return None  # notifications (and responses) get no answer
+    """Answer one JSON-RPC message: a response dict, or None when nothing may answer it."""
+    if "id" not in message or "method" not in message:
+        return None  # a notification (no id) or a response the client sends back (no method)
     method, params = message.get("method"), message.get("params") or {}
     if method == "initialize":
         # A shortcut: echoing the client's version. Step 2 negotiates for real.
@@ -81,7 +81,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             length = max(0, int(self.headers.get("Content-Length") or 0))
             message = json.loads(self.rfile.read(length))
-        except ValueError:  # a bad length, bad JSON, or bytes that are not UTF-8
+        except (ValueError, RecursionError):  # a bad length, bad JSON, not UTF-8, nested too deep
             return self.send_json(400, error_response(None, -32700, "Parse error: body is not JSON"))
         if not isinstance(message, dict):
             return self.send_json(400, error_response(None, -32600, "Invalid request: expected one JSON object"))

@@ -6,19 +6,21 @@ SSE stream. The protocol itself lives in protocol.py.
 """
 import json
 import logging
+import re
 import secrets
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from protocol import INVALID_REQUEST, PARSE_ERROR, SUPPORTED_VERSIONS, ProtocolError, Server, Session
-from protocol import error_response, id_of, kind_of
+from protocol import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SUPPORTED_VERSIONS, ProtocolError, Server
+from protocol import Session, error_response, id_of, kind_of
 
 log = logging.getLogger("http")
 
 MAX_BODY = 4 * 1024 * 1024  # a JSON-RPC message is small; anything bigger is refused unread
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-ASSUMED_VERSION = "2025-03-26"  # the spec's rule for a request without MCP-Protocol-Version
+AUTHORITY = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.IGNORECASE)  # host[:port]
 
 
 class HttpError(Exception):
@@ -55,6 +57,8 @@ class Sessions:
 
 class McpHttpServer(ThreadingHTTPServer):
     def __init__(self, host: str, port: int, core: Server):
+        if ":" in host:  # an IPv6 address such as ::1
+            self.address_family = socket.AF_INET6
         super().__init__((host, port), McpHandler)
         self.core, self.sessions = core, Sessions()
         self.allowed_hosts = LOCAL_HOSTS | {host}
@@ -62,29 +66,42 @@ class McpHttpServer(ThreadingHTTPServer):
 
 class McpHandler(BaseHTTPRequestHandler):
     server: McpHttpServer
+    timeout = 30  # seconds a client may stay silent before its connection is closed
 
     # region post
     def do_POST(self):
+        self.answer(self.post)
+
+    def post(self):
+        self.guard_door()
+        self.require_headers()
+        message = self.read_message()
+        kind = kind_of_or_400(message)
+        session, is_new = self.session_for(message)
+        if not is_new:
+            self.check_protocol_version(session, id_of(message))
+        response = self.server.core.handle(message, session)
+        if kind != "request":
+            return self.send_body(202)  # notifications and responses are never answered
+        headers = {}
+        if is_new and "result" in response:
+            headers["Mcp-Session-Id"] = self.server.sessions.start(session)
+        if wants_stream(message):
+            self.send_stream([response], headers)
+        else:
+            self.send_json(200, response, headers)
+
+    def answer(self, handle):
+        """Run a handler so that every failure still gets an HTTP answer."""
         try:
-            self.guard_door()
-            self.require_headers()
-            message = self.read_message()
-            kind = kind_of_or_400(message)
-            session, is_new = self.session_for(message)
-            if not is_new:
-                self.check_protocol_version(id_of(message))
-            response = self.server.core.handle(message, session)
-            if kind != "request":
-                return self.send_body(202)  # notifications and responses are never answered
-            headers = {}
-            if is_new and "result" in response:
-                headers["Mcp-Session-Id"] = self.server.sessions.start(session)
-            if wants_stream(message):
-                self.send_stream([response], headers)
-            else:
-                self.send_json(200, response, headers)
+            handle()
         except HttpError as error:
             self.send_json(error.status, error_response(error.request_id, error.code, error.message))
+        except (BrokenPipeError, ConnectionResetError):
+            log.info("the client hung up before the answer")
+        except Exception:
+            log.exception("failed to answer %s %s", self.command, self.path)
+            self.send_json(500, error_response(None, INTERNAL_ERROR, "Internal error; the server log has details"))
     # endregion post
 
     # region door
@@ -93,19 +110,19 @@ class McpHandler(BaseHTTPRequestHandler):
         if urlsplit(self.path).path != "/mcp":
             raise HttpError(404, "Not found: the MCP endpoint is /mcp")
         # A web page can make your browser send requests to 127.0.0.1. The browser
-        # always names the page's Origin; DNS rebinding shows up in Host.
-        host = urlsplit("//" + self.headers.get("Host", "")).hostname
-        if host not in self.server.allowed_hosts:
-            raise HttpError(403, f"Forbidden: Host {self.headers.get('Host')!r} is not this local server")
-        origin = self.headers.get("Origin")
-        if origin is not None and urlsplit(origin).hostname not in self.server.allowed_hosts:
-            raise HttpError(403, f"Forbidden: Origin {origin!r} may not call this server")
+        # names the page in Origin; a request with no Origin (DNS rebinding from an
+        # old browser, say) still names the site it thinks it calls in Host.
+        hosts, origins = self.headers.get_all("Host", []), self.headers.get_all("Origin", [])
+        if len(hosts) != 1 or host_of(hosts[0]) not in self.server.allowed_hosts:
+            raise HttpError(403, f"Forbidden: Host {', '.join(hosts)!r} is not this local server")
+        if len(origins) > 1 or (origins and origin_host(origins[0]) not in self.server.allowed_hosts):
+            raise HttpError(403, f"Forbidden: Origin {', '.join(origins)!r} may not call this server")
 
     def require_headers(self):
         accepted = {part.split(";")[0].strip() for part in self.headers.get("Accept", "").split(",")}
-        if not accepted & {"application/json", "application/*", "*/*"} or not accepted & {
-            "text/event-stream", "text/*", "*/*"
-        }:
+        takes_json = accepted & {"application/json", "application/*", "*/*"}
+        takes_sse = accepted & {"text/event-stream", "text/*", "*/*"}
+        if not (takes_json and takes_sse):
             raise HttpError(406, "Not acceptable: Accept must list application/json and text/event-stream")
         if self.headers.get_content_type() != "application/json":
             raise HttpError(415, "Unsupported media type: send Content-Type: application/json")
@@ -114,12 +131,14 @@ class McpHandler(BaseHTTPRequestHandler):
         length = self.headers.get("Content-Length")
         if length is None:
             raise HttpError(411, "Length required: send Content-Length")
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):
             raise HttpError(400, "Bad Content-Length")
         if int(length) > MAX_BODY:
             raise HttpError(413, f"Payload too large: the limit is {MAX_BODY} bytes")
         try:
-            return json.loads(self.rfile.read(int(length)))
+            return json.loads(self.rfile.read(int(length)).decode("utf-8"))
+        except RecursionError:  # the parser recurses once per [ or {
+            raise HttpError(400, "Parse error: the JSON is nested too deeply", PARSE_ERROR) from None
         except ValueError:  # bad JSON, or bytes that are not UTF-8
             raise HttpError(400, "Parse error: the body is not JSON", PARSE_ERROR) from None
     # endregion door
@@ -139,8 +158,9 @@ class McpHandler(BaseHTTPRequestHandler):
             raise HttpError(404, reason, request_id=id_of(message))
         return session, False
 
-    def check_protocol_version(self, request_id):
-        version = self.headers.get("MCP-Protocol-Version", ASSUMED_VERSION)
+    def check_protocol_version(self, session: Session, request_id):
+        # Without the header, the version the session agreed on is the answer.
+        version = self.headers.get("MCP-Protocol-Version", session.protocol_version)
         if version not in SUPPORTED_VERSIONS:
             supported = ", ".join(SUPPORTED_VERSIONS)
             reason = f"Unsupported MCP-Protocol-Version {version!r}; supported: {supported}"
@@ -149,23 +169,30 @@ class McpHandler(BaseHTTPRequestHandler):
 
     # region other-methods
     def do_DELETE(self):
+        self.answer(self.delete)
+
+    def delete(self):
         """The client ends its session."""
-        try:
-            self.guard_door()
-            session_id = self.headers.get("Mcp-Session-Id")
-            if session_id is None:
-                raise HttpError(400, "Bad request: DELETE needs the Mcp-Session-Id header")
-            if not self.server.sessions.end(session_id):
-                raise HttpError(404, "Session not found: it ended or never existed")
-            self.send_body(204)
-        except HttpError as error:
-            self.send_json(error.status, error_response(None, error.code, error.message))
+        self.guard_door()
+        session_id = self.headers.get("Mcp-Session-Id")
+        if session_id is None:
+            raise HttpError(400, "Bad request: DELETE needs the Mcp-Session-Id header")
+        if not self.server.sessions.end(session_id):
+            raise HttpError(404, "Session not found: it ended or never existed")
+        self.send_body(204)
 
     def do_GET(self):
-        message = "Method not allowed: this server sends nothing unasked, so it offers no GET stream; POST to /mcp"
-        self.send_json(405, error_response(None, INVALID_REQUEST, message), {"Allow": "POST, DELETE"})
+        self.answer(self.refuse_method)
 
     do_PUT = do_PATCH = do_GET
+
+    def refuse_method(self):
+        self.guard_door()
+        if self.command == "GET":
+            reason = "Method not allowed: this server sends nothing unasked, so it offers no GET stream"
+        else:
+            reason = "Method not allowed: send JSON-RPC with POST, or end a session with DELETE"
+        self.send_json(405, error_response(None, INVALID_REQUEST, reason), {"Allow": "POST, DELETE"})
     # endregion other-methods
 
     # region responses
@@ -173,7 +200,8 @@ class McpHandler(BaseHTTPRequestHandler):
         self.send_body(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
 
     def send_stream(self, messages: list[dict], headers: dict):
-        """An SSE stream: one event per message; closing the connection ends it."""
+        """An SSE stream: one event per message; closing the connection ends it.
+        (Chapter 7 sends progress notifications ahead of the response.)"""
         self.send_response(200)
         for name, value in {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers}.items():
             self.send_header(name, value)
@@ -196,7 +224,20 @@ class McpHandler(BaseHTTPRequestHandler):
         log.info("%s %s", self.address_string(), fmt % args)
 
 
+def host_of(authority: str) -> str | None:
+    """'localhost:3000' -> 'localhost', '[::1]:3000' -> '::1'; None unless it is a plain host[:port]."""
+    match = AUTHORITY.fullmatch(authority.strip())
+    return match.group(1).strip("[]").lower() if match else None
+
+
+def origin_host(origin: str) -> str | None:
+    """'http://localhost:5173' -> 'localhost'; None for 'null' or anything else odd."""
+    scheme, _, authority = origin.strip().partition("://")
+    return host_of(authority) if scheme.lower() in ("http", "https") else None
+
+
 def kind_of_or_400(message) -> str:
+    """Validate before routing: a malformed message is refused with 400, before any session is looked up."""
     try:
         return kind_of(message)
     except ProtocolError as error:

@@ -4,13 +4,13 @@ It knows nothing about HTTP or any other transport. A transport parses bytes int
 a message, keeps one Session per client, and calls Server.handle.
 """
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tools import TOOLS, call_tool
 
 log = logging.getLogger("protocol")
 
-SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")  # newest first
+SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18")  # newest first
 SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.2.0"}
 INSTRUCTIONS = "A teaching server. Call ping to test the connection and echo to get text back."
 
@@ -78,7 +78,6 @@ class Session:
 
     protocol_version: str | None = None  # agreed by initialize
     initialized: bool = False  # the client has sent notifications/initialized
-    client_info: dict = field(default_factory=dict)
 # endregion session
 
 
@@ -131,7 +130,6 @@ class Server:
             raise ProtocolError(INVALID_PARAMS, "initialize needs params.capabilities and params.clientInfo, objects")
         # The client's version if we speak it, else our newest: the client decides whether to go on.
         session.protocol_version = requested if requested in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
-        session.client_info = params["clientInfo"]
         return {
             "protocolVersion": session.protocol_version,
             "capabilities": {"tools": {"listChanged": False}},
@@ -146,7 +144,7 @@ class Server:
 
     def call_tool(self, params: dict) -> dict:
         name = params.get("name")
-        if name not in TOOLS:
+        if not isinstance(name, str) or name not in TOOLS:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
         return call_tool(TOOLS[name], params.get("arguments", {}))

@@ -8,20 +8,23 @@ import base64
 import binascii
 import json
 import logging
+import re
 import secrets
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INVALID_REQUEST, META_VERSION, PARSE_ERROR
-from protocol import SUPPORTED_VERSIONS, UNSUPPORTED_VERSION
-from protocol import ProtocolError, Server, Session, error_response, id_of, is_stateless, kind_of
+from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, META_VERSION
+from protocol import PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION, ProtocolError, Server, Session
+from protocol import error_response, id_of, is_stateless, kind_of
 
 log = logging.getLogger("http")
 
 MAX_BODY = 4 * 1024 * 1024  # a JSON-RPC message is small; anything bigger is refused unread
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-# In the stateless era the status tells what went wrong before the body is parsed.
+AUTHORITY = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.IGNORECASE)  # host[:port]
+# In the stateless era the status tells what went wrong, before anyone parses the body.
 STATELESS_STATUS = {-32700: 400, -32600: 400, -32601: 404, -32602: 400, -32020: 400, -32022: 400}
 
 
@@ -59,6 +62,8 @@ class Sessions:
 
 class McpHttpServer(ThreadingHTTPServer):
     def __init__(self, host: str, port: int, core: Server):
+        if ":" in host:  # an IPv6 address such as ::1
+            self.address_family = socket.AF_INET6
         super().__init__((host, port), McpHandler)
         self.core, self.sessions = core, Sessions()
         self.allowed_hosts = LOCAL_HOSTS | {host}
@@ -66,37 +71,39 @@ class McpHttpServer(ThreadingHTTPServer):
 
 class McpHandler(BaseHTTPRequestHandler):
     server: McpHttpServer
+    timeout = 30  # seconds a client may stay silent before its connection is closed
 
     # region post
     def do_POST(self):
-        try:
-            self.guard_door()
-            self.require_headers()
-            message = self.read_message()
-            kind = kind_of_or_400(message)
-            if is_stateless(message, self.headers.get("MCP-Protocol-Version")):
-                return self.post_stateless(message, kind)
-            # A handshake version in the header, or none (the spec says: assume 2025-03-26).
-            session, is_new = self.session_for(message)
-            response = self.server.core.handle(message, session)
-            if kind != "request":
-                return self.send_body(202)  # notifications and responses are never answered
-            headers = {}
-            if is_new and "result" in response:
-                headers["Mcp-Session-Id"] = self.server.sessions.start(session)
-            if wants_stream(message):
-                self.send_stream([response], headers)
-            else:
-                self.send_json(200, response, headers)
-        except HttpError as error:
-            self.send_json(error.status, error_response(error.request_id, error.code, error.message, error.data))
+        self.answer(self.post)
+
+    def post(self):
+        self.guard_door()
+        self.require_headers()
+        message = self.read_message()
+        kind = kind_of_or_400(message)
+        if is_stateless(message, self.headers.get("MCP-Protocol-Version")):
+            return self.post_stateless(message, kind)
+        # A handshake version in the header, or none: the session's version applies.
+        session, is_new = self.session_for(message)
+        response = self.server.core.handle(message, session)
+        if kind != "request":
+            return self.send_body(202)  # notifications and responses are never answered
+        headers = {}
+        if is_new and "result" in response:
+            headers["Mcp-Session-Id"] = self.server.sessions.start(session)
+        if wants_stream(message):
+            self.send_stream([response], headers)
+        else:
+            self.send_json(200, response, headers)
 
     def post_stateless(self, message, kind: str):
         """2026-07-28: no session, and the routing headers must agree with the body."""
         version = self.headers.get("MCP-Protocol-Version")
         if version is not None and version not in SUPPORTED_VERSIONS:
             data = {"supported": list(SUPPORTED_VERSIONS), "requested": version}
-            raise HttpError(400, f"Unsupported protocol version {version!r}", UNSUPPORTED_VERSION, id_of(message), data)
+            reason = f"Unsupported protocol version {version!r}"
+            raise HttpError(400, reason, UNSUPPORTED_VERSION, id_of(message), data)
         if kind == "request":
             check_routing_headers(message, self.headers)
         response = self.server.core.handle(message, None)
@@ -107,6 +114,18 @@ class McpHandler(BaseHTTPRequestHandler):
             self.send_stream([response], {})
         else:
             self.send_json(status, response)
+
+    def answer(self, handle):
+        """Run a handler so that every failure still gets an HTTP answer."""
+        try:
+            handle()
+        except HttpError as error:
+            self.send_json(error.status, error_response(error.request_id, error.code, error.message, error.data))
+        except (BrokenPipeError, ConnectionResetError):
+            log.info("the client hung up before the answer")
+        except Exception:
+            log.exception("failed to answer %s %s", self.command, self.path)
+            self.send_json(500, error_response(None, INTERNAL_ERROR, "Internal error; the server log has details"))
     # endregion post
 
     # region door
@@ -115,19 +134,19 @@ class McpHandler(BaseHTTPRequestHandler):
         if urlsplit(self.path).path != "/mcp":
             raise HttpError(404, "Not found: the MCP endpoint is /mcp")
         # A web page can make your browser send requests to 127.0.0.1. The browser
-        # always names the page's Origin; DNS rebinding shows up in Host.
-        host = urlsplit("//" + self.headers.get("Host", "")).hostname
-        if host not in self.server.allowed_hosts:
-            raise HttpError(403, f"Forbidden: Host {self.headers.get('Host')!r} is not this local server")
-        origin = self.headers.get("Origin")
-        if origin is not None and urlsplit(origin).hostname not in self.server.allowed_hosts:
-            raise HttpError(403, f"Forbidden: Origin {origin!r} may not call this server")
+        # names the page in Origin; a request with no Origin (DNS rebinding from an
+        # old browser, say) still names the site it thinks it calls in Host.
+        hosts, origins = self.headers.get_all("Host", []), self.headers.get_all("Origin", [])
+        if len(hosts) != 1 or host_of(hosts[0]) not in self.server.allowed_hosts:
+            raise HttpError(403, f"Forbidden: Host {', '.join(hosts)!r} is not this local server")
+        if len(origins) > 1 or (origins and origin_host(origins[0]) not in self.server.allowed_hosts):
+            raise HttpError(403, f"Forbidden: Origin {', '.join(origins)!r} may not call this server")
 
     def require_headers(self):
         accepted = {part.split(";")[0].strip() for part in self.headers.get("Accept", "").split(",")}
-        if not accepted & {"application/json", "application/*", "*/*"} or not accepted & {
-            "text/event-stream", "text/*", "*/*"
-        }:
+        takes_json = accepted & {"application/json", "application/*", "*/*"}
+        takes_sse = accepted & {"text/event-stream", "text/*", "*/*"}
+        if not (takes_json and takes_sse):
             raise HttpError(406, "Not acceptable: Accept must list application/json and text/event-stream")
         if self.headers.get_content_type() != "application/json":
             raise HttpError(415, "Unsupported media type: send Content-Type: application/json")
@@ -136,12 +155,14 @@ class McpHandler(BaseHTTPRequestHandler):
         length = self.headers.get("Content-Length")
         if length is None:
             raise HttpError(411, "Length required: send Content-Length")
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):
             raise HttpError(400, "Bad Content-Length")
         if int(length) > MAX_BODY:
             raise HttpError(413, f"Payload too large: the limit is {MAX_BODY} bytes")
         try:
-            return json.loads(self.rfile.read(int(length)))
+            return json.loads(self.rfile.read(int(length)).decode("utf-8"))
+        except RecursionError:  # the parser recurses once per [ or {
+            raise HttpError(400, "Parse error: the JSON is nested too deeply", PARSE_ERROR) from None
         except ValueError:  # bad JSON, or bytes that are not UTF-8
             raise HttpError(400, "Parse error: the body is not JSON", PARSE_ERROR) from None
     # endregion door
@@ -164,33 +185,35 @@ class McpHandler(BaseHTTPRequestHandler):
 
     # region other-methods
     def do_DELETE(self):
+        self.answer(self.delete)
+
+    def delete(self):
         """The client ends its session (handshake era only)."""
+        self.guard_door()
         if self.stateless_era():
             return self.refuse_method()
-        try:
-            self.guard_door()
-            session_id = self.headers.get("Mcp-Session-Id")
-            if session_id is None:
-                raise HttpError(400, "Bad request: DELETE needs the Mcp-Session-Id header")
-            if not self.server.sessions.end(session_id):
-                raise HttpError(404, "Session not found: it ended or never existed")
-            self.send_body(204)
-        except HttpError as error:
-            self.send_json(error.status, error_response(None, error.code, error.message))
+        session_id = self.headers.get("Mcp-Session-Id")
+        if session_id is None:
+            raise HttpError(400, "Bad request: DELETE needs the Mcp-Session-Id header")
+        if not self.server.sessions.end(session_id):
+            raise HttpError(404, "Session not found: it ended or never existed")
+        self.send_body(204)
 
     def do_GET(self):
-        self.refuse_method()
+        self.answer(self.refuse_method)
 
     do_PUT = do_PATCH = do_GET
 
     def refuse_method(self):
+        self.guard_door()
+        allowed = "POST, DELETE"
         if self.stateless_era():
-            allowed, message = "POST", "Method not allowed: in 2026-07-28 every request is a POST"
+            allowed, reason = "POST", "Method not allowed: in 2026-07-28 every request is a POST"
+        elif self.command == "GET":
+            reason = "Method not allowed: this server sends nothing unasked, so it offers no GET stream"
         else:
-            allowed, message = "POST, DELETE", (
-                "Method not allowed: this server sends nothing unasked, so it offers no GET stream; POST to /mcp"
-            )
-        self.send_json(405, error_response(None, INVALID_REQUEST, message), {"Allow": allowed})
+            reason = "Method not allowed: send JSON-RPC with POST, or end a session with DELETE"
+        self.send_json(405, error_response(None, INVALID_REQUEST, reason), {"Allow": allowed})
 
     def stateless_era(self) -> bool:
         version = self.headers.get("MCP-Protocol-Version")
@@ -202,7 +225,8 @@ class McpHandler(BaseHTTPRequestHandler):
         self.send_body(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
 
     def send_stream(self, messages: list[dict], headers: dict):
-        """An SSE stream: one event per message; closing the connection ends it."""
+        """An SSE stream: one event per message; closing the connection ends it.
+        (Chapter 7 sends progress notifications ahead of the response.)"""
         self.send_response(200)
         for name, value in {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers}.items():
             self.send_header(name, value)
@@ -225,7 +249,20 @@ class McpHandler(BaseHTTPRequestHandler):
         log.info("%s %s", self.address_string(), fmt % args)
 
 
+def host_of(authority: str) -> str | None:
+    """'localhost:3000' -> 'localhost', '[::1]:3000' -> '::1'; None unless it is a plain host[:port]."""
+    match = AUTHORITY.fullmatch(authority.strip())
+    return match.group(1).strip("[]").lower() if match else None
+
+
+def origin_host(origin: str) -> str | None:
+    """'http://localhost:5173' -> 'localhost'; None for 'null' or anything else odd."""
+    scheme, _, authority = origin.strip().partition("://")
+    return host_of(authority) if scheme.lower() in ("http", "https") else None
+
+
 def kind_of_or_400(message) -> str:
+    """Validate before routing: a malformed message is refused with 400, before any session is looked up."""
     try:
         return kind_of(message)
     except ProtocolError as error:

@@ -6,14 +6,14 @@ handshake era (2025-11-25 and before), with None for the stateless era
 (2026-07-28), where every request stands alone.
 """
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tools import TOOLS, call_tool
 
 log = logging.getLogger("protocol")
 
 # region versions
-HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")  # newest first
+HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18")  # newest first
 STATELESS_VERSIONS = ("2026-07-28",)
 SUPPORTED_VERSIONS = STATELESS_VERSIONS + HANDSHAKE_VERSIONS
 
@@ -106,7 +106,6 @@ class Session:
 
     protocol_version: str | None = None  # agreed by initialize
     initialized: bool = False  # the client has sent notifications/initialized
-    client_info: dict = field(default_factory=dict)
 # endregion session
 
 
@@ -185,7 +184,6 @@ class Server:
             raise ProtocolError(INVALID_PARAMS, "initialize needs params.capabilities and params.clientInfo, objects")
         # The client's version if we speak it, else our newest: the client decides whether to go on.
         session.protocol_version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0]
-        session.client_info = params["clientInfo"]
         return {
             "protocolVersion": session.protocol_version,
             "capabilities": CAPABILITIES,
@@ -200,7 +198,7 @@ class Server:
 
     def call_tool(self, params: dict) -> dict:
         name = params.get("name")
-        if name not in TOOLS:
+        if not isinstance(name, str) or name not in TOOLS:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
         return call_tool(TOOLS[name], params.get("arguments", {}))

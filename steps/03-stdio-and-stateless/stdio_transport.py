@@ -27,8 +27,11 @@ def serve_stdio(core: Server, stdin=sys.stdin.buffer, stdout=sys.stdout) -> None
         if not line.strip():
             continue
         try:
-            message = json.loads(line)
-        except ValueError:
+            message = json.loads(line.decode("utf-8"))
+        except RecursionError:  # the parser recurses once per [ or {
+            write(stdout, error_response(None, PARSE_ERROR, "Parse error: the JSON is nested too deeply"))
+            continue
+        except ValueError:  # bad JSON, or bytes that are not UTF-8
             write(stdout, error_response(None, PARSE_ERROR, "Parse error: the line is not JSON"))
             continue
         response = core.handle(message, None if is_stateless(message) else session)

@@ -2,6 +2,7 @@
 # Each exchange prints what is sent (lines after ">") and what comes back
 # (lines after "<"), with the JSON bodies as they travel on the wire.
 MCP_URL=${MCP_URL:-http://127.0.0.1:3000/mcp}
+set -o pipefail  # a failed curl fails the script, even though awk ends the pipe
 
 # post HEADER... <<'JSON'   sends the JSON read from stdin with POST
 post() {
@@ -35,6 +36,11 @@ exchange() {
   curl "${curl_args[@]}" | tr -d '\r' | awk '
     in_body { print; next }
     /^$/ { print "<"; in_body = 1; next }
-    !/^(Date|Server):/ { print "< " $0 }'
+    !/^(Date|Server):/ { print "< " $0 }' || no_answer
   echo
+}
+
+no_answer() {
+  echo "No answer from $MCP_URL. Is the step's server running (make step-N)? Or set MCP_URL." >&2
+  exit 1
 }

@@ -2,9 +2,10 @@
 # Each exchange prints what is sent (lines after ">") and what comes back
 # (lines after "<"), with the JSON bodies as they travel on the wire.
 MCP_URL=${MCP_URL:-http://127.0.0.1:3000/mcp}
+set -o pipefail  # a failed curl fails the script, even though awk ends the pipe
 # The session id from the last initialize is kept here, so the next script can
 # send it as "Mcp-Session-Id: $SESSION".
-MCP_WIRE_STATE=${MCP_WIRE_STATE:-${TMPDIR:-/tmp}/mcp-wire}
+MCP_WIRE_STATE=${MCP_WIRE_STATE:-${TMPDIR:-/tmp}/mcp-wire-$(id -u)}
 mkdir -p "$MCP_WIRE_STATE"
 SESSION=$(cat "$MCP_WIRE_STATE/session-id" 2>/dev/null)
 
@@ -35,6 +36,7 @@ exchange() {
   local curl_args=(-sS -i -X "$method" "$MCP_URL")
   printf '> %s /%s\n' "$method" "${MCP_URL#*://*/}"
   for header in "$@"; do
+    [[ ${header#*:} =~ [^[:space:]] ]] || continue  # a header with no value (no session yet) is not sent
     printf '> %s\n' "$header"
     curl_args+=(-H "$header")
   done
@@ -47,9 +49,14 @@ exchange() {
   curl "${curl_args[@]}" | tr -d '\r' | tee "$MCP_WIRE_STATE/response" | awk '
     in_body { print; next }
     /^$/ { print "<"; in_body = 1; next }
-    !/^(Date|Server):/ { print "< " $0 }'
+    !/^(Date|Server):/ { print "< " $0 }' || no_answer
   remember_session
   echo
+}
+
+no_answer() {
+  echo "No answer from $MCP_URL. Is the step's server running (make step-N)? Or set MCP_URL." >&2
+  exit 1
 }
 
 remember_session() {
