@@ -4,22 +4,24 @@
 PYTHON ?= python3
 PORT ?= 3000
 VAULT ?= steps/sample-vault
-STEP_NUMBERS := $(shell $(PYTHON) -c 'import tomllib; print(*(s["number"] for s in tomllib.load(open("steps/steps.toml", "rb"))["step"]))')
+MANIFEST = tomllib.load(open("steps/steps.toml", "rb"))["step"]
+STEP_NUMBERS := $(shell $(PYTHON) -c 'import tomllib; print(*(s["number"] for s in $(MANIFEST)))')
+VAULT_STEPS := $(shell $(PYTHON) -c 'import tomllib; print(*(s["number"] for s in $(MANIFEST) if s.get("vault")))')
 # The folder of step N, e.g. $(call step_dir,1) is steps/01-raw-dispatcher.
 step_dir = $(wildcard steps/$(shell printf '%02d' $(1))-*)
-# Steps 1 to 3 speak the protocol only; from step 4 on the server reads a vault.
-vault_flag = $(if $(filter 1 2 3,$(1)),,--vault $(VAULT))
+# Only the steps marked vault = true in steps.toml read a vault.
+vault_flag = $(if $(filter $(1),$(VAULT_STEPS)),--vault $(VAULT))
 
 .PHONY: help run test check interop clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
 	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS)) \
 	$(addprefix demo-,$(DEMO_NUMBERS))
 
 help:
-	@echo "make run          run the newest step's server on the sample vault"
+	@echo "make run          run the newest step's server (from step 4 on, on the sample vault)"
 	@echo "make step-N       run step N's server on http://127.0.0.1:$(PORT)/mcp (PORT=, VAULT= to change)"
 	@echo "make check-N      start step N, replay its wire scripts, compare with the transcripts"
 	@echo "make check        the same for every step"
-	@echo "make diff-N       what step N changed since step N-1"
+	@echo "make diff-N       what step N changed since step N-1 (ALL=1 shows transcripts too)"
 	@echo "make demo-N       from step 3: a client that starts the server over stdio and prints the talk"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
 	@echo "make interop      the official MCP Python SDK's client against step 3 (own venv: .venv-interop)"
@@ -44,7 +46,7 @@ $(addprefix demo-,$(DEMO_NUMBERS)): demo-%:
 	$(PYTHON) $(call step_dir,$*)/client.py
 
 $(addprefix diff-,$(STEP_NUMBERS)): diff-%:
-	@$(PYTHON) steps/diff.py $*
+	@$(PYTHON) steps/diff.py $* $(if $(ALL),--all)
 
 .venv/bin/pytest: pyproject.toml
 	$(PYTHON) -m venv .venv

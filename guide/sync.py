@@ -144,6 +144,8 @@ def main() -> int:
         print(f"guide: {problem}", file=sys.stderr)
     if problems and check:
         print("guide: run `make guide` to rewrite the quoted blocks, then read the diff.", file=sys.stderr)
+    elif check:
+        print(f"guide: {len(list((ROOT / 'guide').glob('[0-9][0-9]-*.md')))} chapters match the steps")
     return 1 if problems else 0
 
 

@@ -2,7 +2,8 @@
 """Show what step N changed since step N-1: `python3 steps/diff.py N` (make diff-N).
 
 Only the files steps.toml names for the step are compared; every other file is a
-byte-identical copy, which tests/test_snapshots.py makes sure of.
+byte-identical copy, which tests/test_snapshots.py makes sure of. Code comes first;
+recorded transcripts (*.out) are listed by name unless --all is given.
 """
 import difflib
 import signal
@@ -13,11 +14,15 @@ from manifest import find_step, load_steps
 COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
 
 
-def step_diff(number: int) -> list[str]:
+def step_diff(number: int, transcripts: bool = False) -> list[str]:
     step = find_step(number)
     before = next((s for s in load_steps() if s.number == number - 1), None)
     lines = [f"Step {number}: {step.title} ({step.chapter})\n"]
-    for name in step.changes:
+    code_first = sorted(step.changes, key=lambda name: (not name.endswith(".py"), name))
+    for name in code_first:
+        if name.endswith(".out") and not transcripts:
+            lines.append(f"transcript recorded anew: {step.folder}/{name} (--all shows it)\n")
+            continue
         old_path = before.path / name if before else None
         old = old_path.read_text().splitlines(keepends=True) if old_path and old_path.exists() else []
         new = (step.path / name).read_text().splitlines(keepends=True)
@@ -28,12 +33,15 @@ def step_diff(number: int) -> list[str]:
 
 
 def main() -> int:
-    if len(sys.argv) != 2 or not sys.argv[1].isdigit():
-        print("usage: python3 steps/diff.py N", file=sys.stderr)
+    args = sys.argv[1:]
+    show_all = "--all" in args
+    numbers = [a for a in args if a != "--all"]
+    if len(numbers) != 1 or not numbers[0].isdigit():
+        print("usage: python3 steps/diff.py N [--all]", file=sys.stderr)
         return 2
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head or less
     colour = sys.stdout.isatty()
-    for line in step_diff(int(sys.argv[1])):
+    for line in step_diff(int(numbers[0]), transcripts=show_all):
         if not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
         start = COLOURS.get(line[0], "") if colour and not line.startswith(("+++", "---")) else ""
