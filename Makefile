@@ -7,6 +7,8 @@ VAULT ?= steps/sample-vault
 MANIFEST = tomllib.load(open("steps/steps.toml", "rb"))["step"]
 STEP_NUMBERS := $(shell $(PYTHON) -c 'import tomllib; print(*(s["number"] for s in $(MANIFEST)))')
 VAULT_STEPS := $(shell $(PYTHON) -c 'import tomllib; print(*(s["number"] for s in $(MANIFEST) if s.get("vault")))')
+# From step 3 on, a step has client.py, which talks to its server over stdio.
+DEMO_NUMBERS := $(filter-out 1 2,$(STEP_NUMBERS))
 # The folder of step N, e.g. $(call step_dir,1) is steps/01-raw-dispatcher.
 step_dir = $(wildcard steps/$(shell printf '%02d' $(1))-*)
 # Only the steps marked vault = true in steps.toml read a vault.
@@ -41,7 +43,6 @@ $(addprefix check-,$(STEP_NUMBERS)): check-%:
 check:
 	@$(PYTHON) steps/check.py
 
-DEMO_NUMBERS := $(filter-out 1 2,$(STEP_NUMBERS))
 $(addprefix demo-,$(DEMO_NUMBERS)): demo-%:
 	$(PYTHON) $(call step_dir,$*)/client.py
 
@@ -58,11 +59,13 @@ test: .venv/bin/pytest
 	.venv/bin/pytest
 
 # The SDK is needed by this check alone, so it gets a virtual environment of its own.
-.venv-interop/bin/python:
+# The stamp file is written only once the install worked, so a failed one is retried.
+.venv-interop/installed:
 	$(PYTHON) -m venv .venv-interop
 	.venv-interop/bin/python -m pip install --quiet --disable-pip-version-check 'mcp>=2.3,<3'
+	touch $@
 
-interop: .venv-interop/bin/python
+interop: .venv-interop/installed
 	.venv-interop/bin/python tests/interop.py
 
 clean:

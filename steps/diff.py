@@ -18,10 +18,12 @@ def step_diff(number: int, transcripts: bool = False) -> list[str]:
     step = find_step(number)
     before = next((s for s in load_steps() if s.number == number - 1), None)
     lines = [f"Step {number}: {step.title} ({step.chapter})\n"]
-    code_first = sorted(step.changes, key=lambda name: (not name.endswith(".py"), name))
-    for name in code_first:
+    # Code first, then the rest, then the recorded transcripts.
+    ordered = sorted(step.changes, key=lambda name: (not name.endswith(".py"), name.endswith(".out"), name))
+    for name in ordered:
         if name.endswith(".out") and not transcripts:
-            lines.append(f"transcript recorded anew: {step.folder}/{name} (--all shows it)\n")
+            is_new = before is None or not (before.path / name).exists()
+            lines.append(f"{'new' if is_new else 'changed'} transcript: {step.folder}/{name} (--all shows it)\n")
             continue
         old_path = before.path / name if before else None
         old = old_path.read_text().splitlines(keepends=True) if old_path and old_path.exists() else []

@@ -59,8 +59,9 @@ def test_diff_shows_code_before_transcripts_and_lists_removals():
     lines = diff.step_diff(2)
     names = [line.split(" ", 1)[1].strip() for line in lines if line.startswith("+++ ")]
     assert names[0].endswith(".py")
-    assert any(line.startswith("transcript recorded anew: ") for line in lines)
+    assert "changed transcript: 02-protocol-and-sessions/wire/01-initialize.out (--all shows it)\n" in lines
+    assert "new transcript: 02-protocol-and-sessions/wire/02-too-early.out (--all shows it)\n" in lines
     assert "removed wire/08-broken-body.sh\n" in lines
     full = diff.step_diff(2, transcripts=True)
-    assert not any(line.startswith("transcript recorded anew") for line in full)
+    assert not any(" transcript: " in line for line in full)
     assert any(line.startswith("+++ 02-protocol-and-sessions/wire/01-initialize.out") for line in full)

@@ -321,6 +321,7 @@ def test_a_request_with_a_progress_token_is_answered_as_an_sse_stream(step2):
     reply = step2.send(session_id, call)
     assert reply.status == 200
     assert reply.headers["Content-Type"] == "text/event-stream"
+    assert reply.headers["X-Accel-Buffering"] == "no"  # proxies: pass each event on at once
     events = reply.body.decode().split("\n\n")
     assert events[0].startswith("event: message\ndata: ")
     assert json.loads(events[0].split("data: ", 1)[1])["result"]["content"][0]["text"] == "s"

@@ -27,7 +27,7 @@ def modern(method, id=1, **params):
 
 def modern_headers(message):
     headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": message["method"]}
-    if message["method"] == "tools/call":
+    if message["method"] == "tools/call" and "name" in message["params"]:
         headers["Mcp-Name"] = message["params"]["name"]
     return headers
 
@@ -127,6 +127,37 @@ def test_stdio_deeply_nested_json_is_a_parse_error_and_the_server_lives(stdio):
     assert stdio.ask(rpc("ping", id=2))["result"] == {}
 
 
+def test_stdio_a_line_of_exactly_the_limit_is_read(stdio):
+    ping = json.dumps(rpc("ping", id=3)).encode()
+    stdio.send_line(ping + b" " * (4 * 1024 * 1024 - len(ping)))
+    assert json.loads(stdio.process.stdout.readline())["result"] == {}
+
+
+def test_stdio_discover_without_meta_is_answered_in_the_new_era(stdio):
+    for message in (rpc("server/discover"), rpc("tools/list", id=2, _meta=None), rpc("tools/list", id=3, _meta=[])):
+        answer = stdio.ask(message)
+        assert answer["error"]["code"] == -32602, answer
+        assert "_meta" in answer["error"]["message"]
+
+
+def test_stdio_a_handshake_version_in_meta_points_to_initialize(stdio):
+    message = modern("tools/list")
+    message["params"]["_meta"] = {**META, "io.modelcontextprotocol/protocolVersion": "2025-11-25"}
+    error = stdio.ask(message)["error"]
+    assert error["code"] == -32022
+    assert "send initialize" in error["message"]
+    assert "2025-11-25" in error["data"]["supported"]
+
+
+def test_stdio_a_closed_stdout_ends_the_server_quietly():
+    server = StdioServer()
+    server.process.stdout.close()
+    server.send_line(json.dumps(rpc("ping")).encode())
+    server.process.stdin.close()
+    assert server.process.wait(timeout=10) == 0
+    assert b"Traceback" not in server.process.stderr.read()
+
+
 def test_stdio_an_overlong_line_is_refused_and_skipped(stdio):
     stdio.send_line(b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "' + b"x" * (5 * 1024 * 1024) + b'"}')
     error = json.loads(stdio.process.stdout.readline())
@@ -218,6 +249,42 @@ def test_version_header_must_match_meta(step3):
     message["params"]["_meta"] = {**META, "io.modelcontextprotocol/protocolVersion": "2025-11-25"}
     reply = post_modern(step3, message)
     assert (reply.status, reply.json()["error"]["code"]) == (400, -32020)
+
+
+def test_mcp_method_is_never_base64_decoded(step3):
+    # Only Mcp-Name may use the base64 form; a gateway routing on Mcp-Method must see the truth.
+    encoded = "=?base64?" + base64.b64encode(b"tools/call").decode() + "?="
+    reply = post_modern(step3, modern("tools/call", name="echo", arguments={"text": "x"}), **{"Mcp-Method": encoded})
+    assert (reply.status, reply.json()["error"]["code"]) == (400, -32020)
+
+
+@pytest.mark.parametrize("raw", [b"\xe9cho", b"ec\tho", b"echo\x01"])
+def test_a_routing_header_that_is_not_plain_ascii_is_a_mismatch(step3, raw):
+    body = json.dumps(modern("tools/call", name=raw.decode("latin-1"), arguments={})).encode()
+    connection = http.client.HTTPConnection(step3.host, step3.port, timeout=10)
+    connection.putrequest("POST", "/mcp")
+    for name, value in [*MCP_HEADERS.items(), ("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/call"),
+                        ("Content-Length", str(len(body)))]:
+        connection.putheader(name, value)
+    connection.putheader("Mcp-Name", raw)
+    connection.endheaders(body)
+    reply = connection.getresponse()
+    assert (reply.status, json.loads(reply.read())["error"]["code"]) == (400, -32020)
+    connection.close()
+
+
+def test_a_broken_body_is_reported_before_its_headers(step3):
+    # No tool name, or a version that is not a string: the body is wrong, so -32602, not -32020.
+    no_name = modern("tools/call", arguments={})
+    assert post_modern(step3, no_name, **{"Mcp-Name": "echo"}).json()["error"]["code"] == -32602
+    null_version = modern("tools/list")
+    null_version["params"]["_meta"] = {**META, "io.modelcontextprotocol/protocolVersion": None}
+    assert post_modern(step3, null_version).json()["error"]["code"] == -32602
+
+
+def test_a_stateless_client_may_not_post_responses(step3):
+    reply = step3.post({"jsonrpc": "2.0", "id": 9, "result": {}}, {"MCP-Protocol-Version": MODERN})
+    assert (reply.status, reply.json()["error"]["code"]) == (400, -32600)
 
 
 def test_a_missing_version_header_with_modern_meta_is_a_mismatch(step3):

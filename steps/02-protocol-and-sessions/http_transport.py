@@ -203,7 +203,9 @@ class McpHandler(BaseHTTPRequestHandler):
         """An SSE stream: one event per message; closing the connection ends it.
         (Chapter 7 sends progress notifications ahead of the response.)"""
         self.send_response(200)
-        for name, value in {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers}.items():
+        # X-Accel-Buffering: no asks proxies such as nginx to pass each event on at once.
+        stream_headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        for name, value in {**stream_headers, **headers}.items():
             self.send_header(name, value)
         self.end_headers()
         for message in messages:

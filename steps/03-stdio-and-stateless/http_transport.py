@@ -15,9 +15,9 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, META_VERSION
-from protocol import PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION, ProtocolError, Server, Session
-from protocol import error_response, id_of, is_stateless, kind_of
+from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+from protocol import META_VERSION, METHOD_NOT_FOUND, PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION
+from protocol import ProtocolError, Server, Session, error_response, id_of, is_stateless, kind_of
 
 log = logging.getLogger("http")
 
@@ -25,7 +25,16 @@ MAX_BODY = 4 * 1024 * 1024  # a JSON-RPC message is small; anything bigger is re
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 AUTHORITY = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.IGNORECASE)  # host[:port]
 # In the stateless era the status tells what went wrong, before anyone parses the body.
-STATELESS_STATUS = {-32700: 400, -32600: 400, -32601: 404, -32602: 400, -32020: 400, -32022: 400}
+# The specification fixes 404 for an unknown method and 400 for header, version and
+# _meta problems; 400 for the rest follows the official SDK. Anything else: 200.
+STATELESS_STATUS = {
+    METHOD_NOT_FOUND: 404,
+    HEADER_MISMATCH: 400,
+    UNSUPPORTED_VERSION: 400,
+    INVALID_PARAMS: 400,
+    INVALID_REQUEST: 400,
+    PARSE_ERROR: 400,
+}
 
 
 class HttpError(Exception):
@@ -82,7 +91,7 @@ class McpHandler(BaseHTTPRequestHandler):
         self.require_headers()
         message = self.read_message()
         kind = kind_of_or_400(message)
-        if is_stateless(message, self.headers.get("MCP-Protocol-Version")):
+        if self.stateless_era() or is_stateless(message):
             return self.post_stateless(message, kind)
         # A handshake version in the header, or none: the session's version applies.
         session, is_new = self.session_for(message)
@@ -104,6 +113,8 @@ class McpHandler(BaseHTTPRequestHandler):
             data = {"supported": list(SUPPORTED_VERSIONS), "requested": version}
             reason = f"Unsupported protocol version {version!r}"
             raise HttpError(400, reason, UNSUPPORTED_VERSION, id_of(message), data)
+        if kind == "response":
+            raise HttpError(400, "A 2026-07-28 client sends no responses: the server asks it nothing")
         if kind == "request":
             check_routing_headers(message, self.headers)
         response = self.server.core.handle(message, None)
@@ -216,6 +227,7 @@ class McpHandler(BaseHTTPRequestHandler):
         self.send_json(405, error_response(None, INVALID_REQUEST, reason), {"Allow": allowed})
 
     def stateless_era(self) -> bool:
+        """A version header that is not a handshake one marks the 2026-07-28 era."""
         version = self.headers.get("MCP-Protocol-Version")
         return version is not None and version not in HANDSHAKE_VERSIONS
     # endregion other-methods
@@ -228,7 +240,9 @@ class McpHandler(BaseHTTPRequestHandler):
         """An SSE stream: one event per message; closing the connection ends it.
         (Chapter 7 sends progress notifications ahead of the response.)"""
         self.send_response(200)
-        for name, value in {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers}.items():
+        # X-Accel-Buffering: no asks proxies such as nginx to pass each event on at once.
+        stream_headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        for name, value in {**stream_headers, **headers}.items():
             self.send_header(name, value)
         self.end_headers()
         for message in messages:
@@ -276,20 +290,30 @@ def check_routing_headers(message: dict, headers) -> None:
     They must agree with the body exactly."""
     params = message.get("params", {})
     meta = params.get("_meta")
-    if not isinstance(meta, dict) or META_VERSION not in meta:
-        return  # the core answers a missing _meta with a clearer error
+    if not isinstance(meta, dict) or not isinstance(meta.get(META_VERSION), str):
+        return  # the core answers a missing or broken _meta with a clearer error
     expected = {"MCP-Protocol-Version": meta[META_VERSION], "Mcp-Method": message["method"]}
     if message["method"] == "tools/call":
         expected["Mcp-Name"] = params.get("name")
     for name, value in expected.items():
-        sent = headers.get_all(name) or []
-        if len(sent) != 1 or decode_header(sent[0]) != value:
-            reason = f"Header mismatch: {name} is {', '.join(sent) or 'missing'}; the body says {value!r}"
+        if not isinstance(value, str):
+            continue  # the body itself is wrong: the core says so more clearly
+        sent = [v.strip(" \t") for v in headers.get_all(name) or []]
+        if not header_matches(name, sent, value):
+            shown = ", ".join(json.dumps(v) for v in sent) or "missing"
+            reason = f"Header mismatch: {name} is {shown}; the body says {json.dumps(value)}"
             raise HttpError(400, reason, HEADER_MISMATCH, id_of(message))
 
 
-def decode_header(value: str) -> str | None:
-    """Header values are ASCII; anything else travels as =?base64?...?=."""
+def header_matches(name: str, sent: list[str], value: str) -> bool:
+    if len(sent) != 1 or not (sent[0].isascii() and sent[0].isprintable()):
+        return False  # missing, repeated, or not plain ASCII
+    return (decode_name(sent[0]) if name == "Mcp-Name" else sent[0]) == value
+
+
+def decode_name(value: str) -> str | None:
+    """Mcp-Name, and only it, may carry a name that is not plain ASCII, as
+    =?base64?<the UTF-8 bytes in base64>?=."""
     if not (value.startswith("=?base64?") and value.endswith("?=")):
         return value
     try:

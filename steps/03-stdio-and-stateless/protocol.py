@@ -80,14 +80,18 @@ def valid_id(value) -> bool:
 
 
 # region era
-def is_stateless(message, header_version: str | None = None) -> bool:
-    """A 2026-07-28 request names its version in params._meta (and over HTTP in the
-    MCP-Protocol-Version header); a handshake-era request never does."""
-    if header_version is not None and header_version not in HANDSHAKE_VERSIONS:
-        return True
-    params = message.get("params") if isinstance(message, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and META_VERSION in meta
+def is_stateless(message) -> bool:
+    """A 2026-07-28 request names its version in params._meta; a handshake-era
+    request never does (its _meta, if any, holds only a progressToken)."""
+    if not isinstance(message, dict):
+        return False
+    if message.get("method") == "server/discover":
+        return True  # a 2026-07-28 method: answer it in that era, even without _meta
+    params = message.get("params")
+    if not isinstance(params, dict) or "_meta" not in params:
+        return False
+    meta = params["_meta"]
+    return not isinstance(meta, dict) or META_VERSION in meta  # a broken _meta: the new era's error
 # endregion era
 
 
@@ -162,7 +166,7 @@ class Server:
         result = {"resultType": "complete", **handler[method](params)}
         if method in ("server/discover", "tools/list"):
             result |= CACHE_HINTS
-        result["_meta"] = {META_SERVER_INFO: SERVER_INFO}
+        result.setdefault("_meta", {})[META_SERVER_INFO] = SERVER_INFO
         return result
 
     def discover(self, params: dict) -> dict:
@@ -213,10 +217,10 @@ def check_meta(meta) -> None:
         raise ProtocolError(
             INVALID_PARAMS, f"params._meta needs {META_VERSION!r} (a string) and {META_CAPABILITIES!r} (an object)"
         )
-    if meta[META_VERSION] not in STATELESS_VERSIONS:
-        raise ProtocolError(
-            UNSUPPORTED_VERSION,
-            f"Unsupported protocol version {meta[META_VERSION]!r}",
-            {"supported": list(SUPPORTED_VERSIONS), "requested": meta[META_VERSION]},
-        )
+    requested = meta[META_VERSION]
+    if requested not in STATELESS_VERSIONS:
+        reason = f"Unsupported protocol version {requested!r}"
+        if requested in HANDSHAKE_VERSIONS:
+            reason = f"{requested} is a handshake-era version: send initialize (without _meta) to use it"
+        raise ProtocolError(UNSUPPORTED_VERSION, reason, {"supported": list(SUPPORTED_VERSIONS), "requested": requested})
 # endregion meta

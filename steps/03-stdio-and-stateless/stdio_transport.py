@@ -12,32 +12,40 @@ from protocol import INVALID_REQUEST, PARSE_ERROR, Server, Session, error_respon
 
 log = logging.getLogger("stdio")
 
-MAX_LINE = 4 * 1024 * 1024  # the same limit as the HTTP body
+MAX_LINE = 4 * 1024 * 1024  # the same limit as the HTTP body, not counting the newline
 
 
 # region stdio
 def serve_stdio(core: Server, stdin=sys.stdin.buffer, stdout=sys.stdout) -> None:
-    """Answer messages until stdin closes (the client has gone), then return."""
-    session = Session()
-    while line := stdin.readline(MAX_LINE + 1):
-        if len(line) > MAX_LINE:
-            skip_rest_of_line(stdin, line)
-            write(stdout, error_response(None, INVALID_REQUEST, f"Message over {MAX_LINE} bytes"))
-            continue
-        if not line.strip():
-            continue
-        try:
-            message = json.loads(line.decode("utf-8"))
-        except RecursionError:  # the parser recurses once per [ or {
-            write(stdout, error_response(None, PARSE_ERROR, "Parse error: the JSON is nested too deeply"))
-            continue
-        except ValueError:  # bad JSON, or bytes that are not UTF-8
-            write(stdout, error_response(None, PARSE_ERROR, "Parse error: the line is not JSON"))
-            continue
-        response = core.handle(message, None if is_stateless(message) else session)
-        if response is not None:
-            write(stdout, response)
+    """Answer messages until stdin closes (the client has gone), then return.
+
+    It reads bytes, so that an overlong line and bytes that are not UTF-8 can be
+    refused cleanly, and writes text: json.dumps produces plain ASCII."""
+    session = Session()  # for the handshake era; 2026-07-28 requests use none
+    try:
+        while line := stdin.readline(MAX_LINE + 2):
+            response = answer_line(core, session, stdin, line)
+            if response is not None:
+                write(stdout, response)
+    except BrokenPipeError:  # the client closed our stdout: nobody is listening
+        log.info("stdout closed; exiting")
+        return
     log.info("stdin closed; exiting")
+
+
+def answer_line(core: Server, session: Session, stdin, line: bytes) -> dict | None:
+    if len(line.rstrip(b"\r\n")) > MAX_LINE:
+        skip_rest_of_line(stdin, line)
+        return error_response(None, INVALID_REQUEST, f"Message over {MAX_LINE} bytes")
+    if not line.strip():
+        return None
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except RecursionError:  # the parser recurses once per [ or {
+        return error_response(None, PARSE_ERROR, "Parse error: the JSON is nested too deeply")
+    except ValueError:  # bad JSON, or bytes that are not UTF-8
+        return error_response(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    return core.handle(message, None if is_stateless(message) else session)
 
 
 def write(stdout, message: dict) -> None:
