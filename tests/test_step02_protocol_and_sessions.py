@@ -394,7 +394,7 @@ def test_a_tool_name_that_is_not_a_string_is_invalid_params(step2):
     session_id = step2.open_session()
     for name in (["echo"], {"a": 1}, None, 7):
         body = step2.send(session_id, rpc("tools/call", name=name, arguments={})).json()
-        assert body["error"]["code"] == -32602
+        assert body["error"] == {"code": -32602, "message": "tools/call needs params.name, a string"}
 
 
 def test_the_server_survives_all_of_the_above(step2):

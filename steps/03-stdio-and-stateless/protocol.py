@@ -202,7 +202,9 @@ class Server:
 
     def call_tool(self, params: dict) -> dict:
         name = params.get("name")
-        if not isinstance(name, str) or name not in TOOLS:
+        if not isinstance(name, str):
+            raise ProtocolError(INVALID_PARAMS, "tools/call needs params.name, a string")
+        if name not in TOOLS:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
         return call_tool(TOOLS[name], params.get("arguments", {}))
