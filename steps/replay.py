@@ -19,11 +19,13 @@ import select
 import shlex
 import shutil
 import subprocess
+from collections import defaultdict
 from pathlib import Path
 from string import Template
 from urllib.parse import urlsplit
 
 HIDDEN_HEADERS = {"date", "server"}  # they change on every run
+LARGE_PING = '{"jsonrpc": "2.0", "id": 99, "method": "ping"}'  # what post_large pads
 
 
 def run_with_curl(script: Path, url: str, state_dir: Path) -> str:
@@ -65,12 +67,11 @@ def parse_script(script: Path) -> list[tuple[str, list[str], str, str]]:
     return calls
 
 
-LARGE_PING = '{"jsonrpc": "2.0", "id": 99, "method": "ping"}'
-
-
 def exchange(url: str, method: str, headers: list[str], body: str, shown: str, state: dict) -> str:
-    headers = [Template(h).safe_substitute(state) for h in headers]
-    headers = [h for h in headers if h.partition(":")[2].strip()]  # lib.sh skips empty ones too
+    # $SESSION and friends as bash expands them: unset means empty, and lib.sh
+    # leaves out a header whose value is empty.
+    headers = [Template(h).safe_substitute(defaultdict(str, state)) for h in headers]
+    headers = [h for h in headers if h.partition(":")[2].strip()]
     parts = urlsplit(url)
     out = [f"> {method} {parts.path}\n"] + [f"> {h}\n" for h in headers] + [">\n"]
     if shown:
