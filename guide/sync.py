@@ -14,7 +14,8 @@ script of the same name, or else the Python program of the same name.
 
     python3 guide/sync.py          rewrite every block from the code (make guide)
     python3 guide/sync.py --check  fail on a stale block, a missing file or region,
-                                   a broken region, or a region no chapter quotes
+                                   a broken region, or a region or transcript no
+                                   chapter shows
 """
 import re
 import sys
@@ -99,18 +100,22 @@ def sync_chapter(chapter: Path, steps_dir: Path) -> tuple[str, list[str]]:
     return INCLUDE.sub(replace, text), targets
 
 
-def unquoted_regions(steps_dir: Path, quoted: set[str]) -> list[str]:
-    """Regions no chapter quotes. A region counts as quoted when any step's copy of
-    the same file (same path inside the step folder) is quoted with that name."""
-    quoted_names = {(t.partition("/")[2].partition("#")[0], t.partition("#")[2]) for t in quoted}
+def unquoted(steps_dir: Path, quoted: set[str]) -> list[str]:
+    """Regions and transcripts no chapter shows. One counts as shown when any
+    step's copy of the same file (same path inside the step folder) is quoted."""
+    shown = {(t.partition("/")[2].partition("#")[0], t.partition("#")[2]) for t in quoted}
     missing = []
     for path in sorted(steps_dir.glob("[0-9][0-9]-*/**/*")):
-        if path.suffix not in CODE_SUFFIXES or "__pycache__" in path.parts:
+        if "__pycache__" in path.parts:
             continue
-        inside_step = path.relative_to(steps_dir).as_posix().partition("/")[2]
-        for name in regions(path):
-            if (inside_step, name) not in quoted_names:
-                missing.append(f"steps/{path.relative_to(steps_dir).as_posix()}#{name}")
+        where = path.relative_to(steps_dir).as_posix()
+        inside_step = where.partition("/")[2]
+        if path.suffix == ".out" and (inside_step, "") not in shown:
+            missing.append(f"steps/{where}: no chapter shows this transcript")
+        if path.suffix in CODE_SUFFIXES:
+            for name in regions(path):
+                if (inside_step, name) not in shown:
+                    missing.append(f"steps/{where}#{name}: no chapter quotes this region")
     return missing
 
 
@@ -131,7 +136,7 @@ def sync(guide_dir: Path, steps_dir: Path, check: bool) -> list[str]:
                 chapter.write_text(new_text)
                 print(f"rewrote {chapter.relative_to(guide_dir.parent)}")
     try:
-        problems += [f"{where}: no chapter quotes this region" for where in unquoted_regions(steps_dir, quoted)]
+        problems += unquoted(steps_dir, quoted)
     except SyncError as error:
         problems.append(str(error))
     return problems

@@ -100,6 +100,13 @@ def test_a_region_no_chapter_quotes_is_reported(tree):
     assert sync(guide, steps, check=True) == ["steps/01-demo/server.py#spare: no chapter quotes this region"]
 
 
+def test_a_transcript_no_chapter_shows_is_reported(tree):
+    steps, guide, _chapter = tree
+    (steps / "01-demo" / "wire" / "02-more.out").write_text("> GET /mcp\n")
+    sync(guide, steps, check=False)
+    assert sync(guide, steps, check=True) == ["steps/01-demo/wire/02-more.out: no chapter shows this transcript"]
+
+
 def test_a_later_copy_of_a_quoted_region_counts_as_quoted(tree):
     steps, guide, _chapter = tree
     later = steps / "02-more"
