@@ -18,6 +18,7 @@ import re
 import select
 import shlex
 import shutil
+import socket
 import subprocess
 from collections import defaultdict
 from pathlib import Path
@@ -102,7 +103,8 @@ def exchange(url: str, method: str, headers: list[str], body: str, shown: str, s
 
 def send_request(connection, method: str, path: str, body: bytes, headers: dict) -> None:
     """Send like curl: a body over 1 MiB waits for the server's go-ahead (Expect:
-    100-continue) for up to a second, so a server that refuses it early is never sent it."""
+    100-continue) for up to a second, so a server that refuses it early is never sent it.
+    (http.client skips the interim "100 Continue" when it reads the answer.)"""
     if len(body) <= 1024 * 1024:
         return connection.request(method, path, body or None, headers)
     connection.putrequest(method, path, skip_accept_encoding=True)
@@ -110,7 +112,7 @@ def send_request(connection, method: str, path: str, body: bytes, headers: dict)
         connection.putheader(name, value)
     connection.endheaders()
     answered, _, _ = select.select([connection.sock], [], [], 1.0)
-    if not answered:
+    if not answered or connection.sock.recv(12, socket.MSG_PEEK).endswith(b" 100"):
         connection.send(body)
 
 

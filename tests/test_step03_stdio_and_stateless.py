@@ -195,7 +195,7 @@ def test_discover_result_is_complete(step3):
     assert "Mcp-Session-Id" not in reply.headers
     result = reply.json()["result"]
     assert result["resultType"] == "complete"
-    assert result["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18"]
+    assert result["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
     assert result["capabilities"] == {"tools": {"listChanged": False}}
     assert result["ttlMs"] >= 0 and result["cacheScope"] in ("public", "private")
     assert result["_meta"][SERVER_INFO_KEY]["name"] == "vault-mcp"
@@ -322,8 +322,8 @@ def test_an_unsupported_version_is_32022_with_the_supported_list(step3, version)
     assert reply.status == 400
     error = reply.json()["error"]
     assert error["code"] == -32022
-    assert error["data"] == {"supported": ["2026-07-28", "2025-11-25", "2025-06-18"],
-                             "requested": version}
+    supported = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+    assert error["data"] == {"supported": supported, "requested": version}
 
 
 def test_an_unknown_method_is_404_with_32601(step3):

@@ -6,8 +6,10 @@ gets a response; one without is a notification and gets 202 with an empty body.
 Run it:  python3 server.py --port 3000   then replay the wire/ scripts with curl.
 """
 import argparse
+import errno
 import json
 import logging
+import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 log = logging.getLogger("step1")
@@ -124,7 +126,13 @@ def main():
     parser.add_argument("--port", type=int, default=3000, help="port, 0 for any free one (default: %(default)s)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")  # stderr
-    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    try:
+        server = ThreadingHTTPServer((args.host, args.port), Handler)
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        sys.exit(f"Port {args.port} is in use: stop the server running there (Ctrl-C in its terminal) "
+                 f"or choose another port with --port.")
     log.info("listening on http://%s:%d/mcp", args.host, server.server_port)
     try:
         server.serve_forever()

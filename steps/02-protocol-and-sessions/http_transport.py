@@ -4,24 +4,28 @@ Everything here is about HTTP: which requests to refuse before reading them, whi
 session a message belongs to, and whether a response goes out as JSON or as an
 SSE stream. The protocol itself lives in protocol.py.
 """
+import errno
 import json
 import logging
 import re
 import secrets
 import socket
+import sys
 import threading
+import time
+from collections import OrderedDict
+from contextlib import nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from protocol import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SUPPORTED_VERSIONS, ProtocolError, Server
-from protocol import Session, error_response, id_of, kind_of
+from limits import Limits, Watchdog
+from protocol import INTERNAL_ERROR, INVALID_REQUEST, SUPPORTED_VERSIONS, ProtocolError, Server, Session
+from protocol import error_response, id_of, kind_of, parse_json
 
 log = logging.getLogger("http")
 
-MAX_BODY = 4 * 1024 * 1024  # a JSON-RPC message is small; anything bigger is refused unread
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 AUTHORITY = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.IGNORECASE)  # host[:port]
-
 
 class HttpError(Exception):
     """Refuse a request with an HTTP status and a JSON-RPC error body."""
@@ -33,40 +37,162 @@ class HttpError(Exception):
 
 # region sessions
 class Sessions:
-    """Live sessions by id. Handler threads share it, hence the lock."""
+    """Live sessions by id, least recently used first. Handler threads share it, hence the lock.
 
-    def __init__(self):
-        self._by_id: dict[str, Session] = {}
+    Sessions are cheap but not free, and a client that never sends DELETE leaves
+    its session behind: idle ones expire, and when the table is full the least
+    recently used makes way. Either way its client gets 404 and starts again."""
+
+    def __init__(self, limits: Limits):
+        self._by_id: OrderedDict[str, tuple[Session, float]] = OrderedDict()  # id -> (session, last used)
         self._lock = threading.Lock()
+        self._limits = limits
 
     def start(self, session: Session) -> str:
         session_id = secrets.token_urlsafe(32)  # unguessable, visible ASCII only
         with self._lock:
-            self._by_id[session_id] = session
+            self._expire(time.monotonic())
+            if len(self._by_id) >= self._limits.max_sessions:
+                self._by_id.popitem(last=False)
+            self._by_id[session_id] = (session, time.monotonic())
         return session_id
 
     def get(self, session_id: str) -> Session | None:
         with self._lock:
-            return self._by_id.get(session_id)
+            now = time.monotonic()
+            self._expire(now)
+            if session_id not in self._by_id:
+                return None
+            session, _ = self._by_id.pop(session_id)
+            self._by_id[session_id] = (session, now)  # now the most recently used
+            return session
 
     def end(self, session_id: str) -> bool:
         with self._lock:
             return self._by_id.pop(session_id, None) is not None
+
+    def _expire(self, now: float) -> None:
+        # The oldest come first, so the loop stops at the first session still in use.
+        while self._by_id:
+            _, (_, last_used) = next(iter(self._by_id.items()))
+            if now - last_used < self._limits.session_idle_seconds:
+                return
+            self._by_id.popitem(last=False)
 # endregion sessions
 
 
+# region server
 class McpHttpServer(ThreadingHTTPServer):
-    def __init__(self, host: str, port: int, core: Server):
+    request_queue_size = 1024  # connections the kernel holds for us in a burst (the default is 5)
+
+    def __init__(self, host: str, port: int, core: Server, limits: Limits = Limits()):
         if ":" in host:  # an IPv6 address such as ::1
             self.address_family = socket.AF_INET6
         super().__init__((host, port), McpHandler)
-        self.core, self.sessions = core, Sessions()
+        self.core, self.limits, self.sessions = core, limits, Sessions(limits)
         self.allowed_hosts = LOCAL_HOSTS | {host}
+        self.slots = threading.BoundedSemaphore(limits.max_connections)
+        self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
+        self.watchdog = Watchdog(tick=min(0.5, limits.request_seconds / 4))
+
+    def process_request(self, request, client_address):
+        """Serve a connection in a thread of its own, if a slot is free; else refuse it at once."""
+        if not self.slots.acquire(blocking=False):
+            return self.refuse_busy(request)
+        try:
+            super().process_request(request, client_address)
+        except Exception:
+            self.slots.release()  # no thread started, so nobody else will
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def refuse_busy(self, request: socket.socket) -> None:
+        """503 without a thread. The socket is closed a second later, not now: closing
+        it while the client's request is still unread would reset the connection,
+        and the client might lose the answer."""
+        try:
+            request.setblocking(False)
+            request.send(busy_response())
+            request.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        self.watchdog.close_later(request, 1.0)
+
+    def room_for(self, length: int):
+        """Small bodies go straight through; large ones take turns, since parsed
+        JSON can take 17 times the memory of its text."""
+        return self.large_bodies if length > self.limits.large_body else nullcontext()
+
+    def get_request(self):
+        try:
+            return super().get_request()
+        except OSError as error:
+            if error.errno in (errno.EMFILE, errno.ENFILE):
+                # The listening socket stays ready while accept() fails, so without
+                # a pause this loop would spin at full speed and starve everyone.
+                log.warning("out of file descriptors: no new connections for half a second")
+                time.sleep(0.5)
+            raise
+
+    def handle_error(self, request, client_address):
+        """A connection failed outside our handlers: a client that left is no news."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            log.info("%s left: %s", client_address[0], error)
+        else:
+            log.exception("connection from %s failed", client_address[0])
+# endregion server
+
+
+def busy_response() -> bytes:
+    """The whole 503 answer, written by hand: no handler thread exists to send it."""
+    reason = "Service unavailable: too many connections at once; try again in a second"
+    body = json.dumps(error_response(None, INTERNAL_ERROR, reason)).encode()
+    head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+    return f"{head}Connection: close\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
 
 
 class McpHandler(BaseHTTPRequestHandler):
     server: McpHttpServer
-    timeout = 30  # seconds a client may stay silent before its connection is closed
+    protocol_version = "HTTP/1.1"  # keep-alive: one connection carries many requests
+    # Headers and body leave in separate small writes; with Nagle's algorithm on, the
+    # kernel would hold the second until the client acknowledges the first (~40 ms).
+    disable_nagle_algorithm = True
+
+    def setup(self):
+        # A socket timeout ends any one read or write that waits this long. The
+        # watchdog ends slow requests sooner; this ends writes to a client that
+        # stopped reading.
+        self.timeout = 2 * self.server.limits.request_seconds
+        super().setup()
+
+    # region deadline
+    def handle_one_request(self):
+        """Each request on a connection must arrive whole within the deadline."""
+        self.answered = False  # no status line written yet
+        self.server.watchdog.arm(self.connection, self.server.limits.request_seconds)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.watchdog.disarm(self.connection)
+
+    def handle_expect_100(self):
+        """A client that asks before sending a large body (curl does above 1 MiB) hears
+        at once if it would be refused, instead of sending the body for nothing."""
+        try:
+            self.guard_door()
+            self.require_headers()
+            self.content_length()
+        except HttpError as error:
+            self.refuse(error)
+            return False
+        return super().handle_expect_100()
+    # endregion deadline
 
     # region post
     def do_POST(self):
@@ -75,7 +201,14 @@ class McpHandler(BaseHTTPRequestHandler):
     def post(self):
         self.guard_door()
         self.require_headers()
-        message = self.read_message()
+        length = self.content_length()
+        with self.server.room_for(length):
+            message = self.read_message(length)
+            self.serve(message)
+
+    def serve(self, message):
+        if isinstance(message, list):
+            return self.post_batch(message)
         kind = kind_of_or_400(message)
         session, is_new = self.session_for(message)
         if not is_new:
@@ -91,17 +224,41 @@ class McpHandler(BaseHTTPRequestHandler):
         else:
             self.send_json(200, response, headers)
 
+    # region batch
+    def post_batch(self, messages: list):
+        """An array of messages: only a session that agreed on 2025-03-26 may send one."""
+        session, _ = self.session_for(messages)
+        self.check_protocol_version(session, None)
+        try:
+            responses = self.server.core.handle_batch(messages, session)
+        except ProtocolError as error:
+            raise HttpError(400, error.message, error.code) from None
+        if responses:
+            self.send_json(200, responses)
+        else:
+            self.send_body(202)  # only notifications and responses: nothing to answer
+    # endregion batch
+
     def answer(self, handle):
-        """Run a handler so that every failure still gets an HTTP answer."""
+        """Run a handler so that every failure still gets an HTTP answer, and at most one."""
         try:
             handle()
         except HttpError as error:
-            self.send_json(error.status, error_response(error.request_id, error.code, error.message))
-        except (BrokenPipeError, ConnectionResetError):
-            log.info("the client hung up before the answer")
+            self.refuse(error)
+        except (ConnectionError, TimeoutError) as error:  # the client left, or stopped reading
+            log.info("%s: no answer sent: %s", self.address_string(), error)
+            self.close_connection = True
         except Exception:
-            log.exception("failed to answer %s %s", self.command, self.path)
-            self.send_json(500, error_response(None, INTERNAL_ERROR, "Internal error; the server log has details"))
+            log.exception("failed to answer %s %s", self.command, printable(self.path))
+            self.close_connection = True
+            if not self.answered:  # half an answer is on the wire already: a new one would corrupt it
+                self.send_json(500, error_response(None, INTERNAL_ERROR, "Internal error; the server log has details"))
+
+    def refuse(self, error: "HttpError"):
+        # The refused request's body may still be on its way; rather than read it for
+        # nothing, close the connection after the answer.
+        body = error_response(error.request_id, error.code, error.message)
+        self.send_json(error.status, body, {"Connection": "close"})
     # endregion post
 
     # region door
@@ -114,12 +271,12 @@ class McpHandler(BaseHTTPRequestHandler):
         # old browser, say) still names the site it thinks it calls in Host.
         hosts, origins = self.headers.get_all("Host", []), self.headers.get_all("Origin", [])
         if len(hosts) != 1 or host_of(hosts[0]) not in self.server.allowed_hosts:
-            raise HttpError(403, f"Forbidden: Host {', '.join(hosts)!r} is not this local server")
+            raise HttpError(403, f"Forbidden: Host {printable(', '.join(hosts))!r} is not this local server")
         if len(origins) > 1 or (origins and origin_host(origins[0]) not in self.server.allowed_hosts):
-            raise HttpError(403, f"Forbidden: Origin {', '.join(origins)!r} may not call this server")
+            raise HttpError(403, f"Forbidden: Origin {printable(', '.join(origins))!r} may not call this server")
 
     def require_headers(self):
-        accepted = {part.split(";")[0].strip() for part in self.headers.get("Accept", "").split(",")}
+        accepted = {part.split(";")[0].strip().lower() for part in self.headers.get("Accept", "").split(",")}
         takes_json = accepted & {"application/json", "application/*", "*/*"}
         takes_sse = accepted & {"text/event-stream", "text/*", "*/*"}
         if not (takes_json and takes_sse):
@@ -127,40 +284,55 @@ class McpHandler(BaseHTTPRequestHandler):
         if self.headers.get_content_type() != "application/json":
             raise HttpError(415, "Unsupported media type: send Content-Type: application/json")
 
-    def read_message(self):
-        length = self.headers.get("Content-Length")
-        if length is None:
+    def content_length(self) -> int:
+        if "Transfer-Encoding" in self.headers:  # a chunked body; the standard library reads none
+            raise HttpError(411, "Length required: send the body with Content-Length, not chunked")
+        lengths = {value.strip() for value in self.headers.get_all("Content-Length", [])}
+        if not lengths:
             raise HttpError(411, "Length required: send Content-Length")
+        if len(lengths) > 1:
+            raise HttpError(400, "Bad request: two different Content-Length headers")
+        length = lengths.pop()
         if not (length.isascii() and length.isdigit()):
             raise HttpError(400, "Bad Content-Length")
-        if int(length) > MAX_BODY:
-            raise HttpError(413, f"Payload too large: the limit is {MAX_BODY} bytes")
+        # Count the digits before int(): Python refuses to convert thousands of them.
+        if len(length.lstrip("0")) > 12 or int(length) > self.server.limits.max_body:
+            raise HttpError(413, f"Payload too large: the limit is {self.server.limits.max_body} bytes")
+        return int(length)
+
+    def read_message(self, length: int):
+        body = self.rfile.read(length)
+        if not self.server.watchdog.disarm(self.connection):
+            seconds = self.server.limits.request_seconds
+            raise HttpError(408, f"Request timeout: a request must arrive whole within {seconds:g} s")
+        if len(body) < length:
+            raise HttpError(400, "Bad request: the body ended before Content-Length bytes")
         try:
-            return json.loads(self.rfile.read(int(length)).decode("utf-8"))
-        except RecursionError:  # the parser recurses once per [ or {
-            raise HttpError(400, "Parse error: the JSON is nested too deeply", PARSE_ERROR) from None
-        except ValueError:  # bad JSON, or bytes that are not UTF-8
-            raise HttpError(400, "Parse error: the body is not JSON", PARSE_ERROR) from None
+            return parse_json(body)
+        except ProtocolError as error:
+            raise HttpError(400, error.message, error.code) from None
     # endregion door
 
     # region session-routing
     def session_for(self, message) -> tuple[Session, bool]:
-        """The session a message belongs to, and whether it is a new one."""
-        session_id = self.headers.get("Mcp-Session-Id")
+        """The session a message (or a batch) belongs to, and whether it is a new one."""
+        session_id = self.header("Mcp-Session-Id")
         if session_id is None:
-            if message.get("method") == "initialize" and "id" in message:
+            if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
                 return Session(), True
             reason = "Bad request: Mcp-Session-Id header required (initialize first)"
             raise HttpError(400, reason, request_id=id_of(message))
         session = self.server.sessions.get(session_id)
         if session is None:
-            reason = "Session not found: it ended or never existed; initialize again"
+            reason = "Session not found: it ended, expired or never existed; initialize again"
             raise HttpError(404, reason, request_id=id_of(message))
         return session, False
 
     def check_protocol_version(self, session: Session, request_id):
         # Without the header, the version the session agreed on is the answer.
-        version = self.headers.get("MCP-Protocol-Version", session.protocol_version)
+        version = self.header("MCP-Protocol-Version")
+        if version is None:
+            version = session.protocol_version
         if version not in SUPPORTED_VERSIONS:
             supported = ", ".join(SUPPORTED_VERSIONS)
             reason = f"Unsupported MCP-Protocol-Version {version!r}; supported: {supported}"
@@ -174,11 +346,11 @@ class McpHandler(BaseHTTPRequestHandler):
     def delete(self):
         """The client ends its session."""
         self.guard_door()
-        session_id = self.headers.get("Mcp-Session-Id")
+        session_id = self.header("Mcp-Session-Id")
         if session_id is None:
             raise HttpError(400, "Bad request: DELETE needs the Mcp-Session-Id header")
         if not self.server.sessions.end(session_id):
-            raise HttpError(404, "Session not found: it ended or never existed")
+            raise HttpError(404, "Session not found: it ended, expired or never existed")
         self.send_body(204)
 
     def do_GET(self):
@@ -193,26 +365,46 @@ class McpHandler(BaseHTTPRequestHandler):
         else:
             reason = "Method not allowed: send JSON-RPC with POST, or end a session with DELETE"
         self.send_json(405, error_response(None, INVALID_REQUEST, reason), {"Allow": "POST, DELETE"})
+
+    def header(self, name: str) -> str | None:
+        """A header's value without the spaces around it; None if it is missing."""
+        value = self.headers.get(name)
+        return None if value is None else value.strip()
     # endregion other-methods
 
     # region responses
-    def send_json(self, status: int, payload: dict, headers: dict | None = None):
+    def send_json(self, status: int, payload, headers: dict | None = None):
         self.send_body(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
 
     def send_stream(self, messages: list[dict], headers: dict):
-        """An SSE stream: one event per message; closing the connection ends it.
+        """An SSE stream: one event per message. Over HTTP/1.1 it goes out in chunks,
+        and the empty chunk at the end closes the stream but not the connection.
         (Chapter 7 sends progress notifications ahead of the response.)"""
+        self.answered = True
         self.send_response(200)
         # X-Accel-Buffering: no asks proxies such as nginx to pass each event on at once.
         stream_headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        chunked = self.request_version == "HTTP/1.1"  # an HTTP/1.0 client reads until the connection closes
+        if chunked:
+            stream_headers["Transfer-Encoding"] = "chunked"
+        else:
+            self.close_connection = True
         for name, value in {**stream_headers, **headers}.items():
             self.send_header(name, value)
         self.end_headers()
         for message in messages:
-            self.wfile.write(f"event: message\ndata: {json.dumps(message)}\n\n".encode())
-            self.wfile.flush()
+            self.write_event(f"event: message\ndata: {json.dumps(message)}\n\n".encode(), chunked)
+        if chunked:
+            self.write_event(b"", chunked)  # the empty chunk: the stream ends, the connection stays
+
+    def write_event(self, data: bytes, chunked: bool):
+        if chunked:
+            data = b"%x\r\n%s\r\n" % (len(data), data)  # the chunk's size in hex, then the chunk
+        self.wfile.write(data)
+        self.wfile.flush()  # each event leaves at once, not when a buffer fills
 
     def send_body(self, status: int, body: bytes = b"", headers: dict | None = None):
+        self.answered = True
         self.send_response(status)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -223,7 +415,13 @@ class McpHandler(BaseHTTPRequestHandler):
     # endregion responses
 
     def log_message(self, fmt, *args):
-        log.info("%s %s", self.address_string(), fmt % args)
+        log.info("%s %s", self.address_string(), printable(fmt % args))
+
+
+def printable(text: str) -> str:
+    """Escape control characters (ESC, CR, LF...) in text a client chose, so that
+    what it sends cannot forge log lines or recolour the terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def host_of(authority: str) -> str | None:

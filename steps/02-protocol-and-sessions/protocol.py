@@ -3,6 +3,7 @@
 It knows nothing about HTTP or any other transport. A transport parses bytes into
 a message, keeps one Session per client, and calls Server.handle.
 """
+import json
 import logging
 from dataclasses import dataclass
 
@@ -10,8 +11,10 @@ from tools import TOOLS, call_tool
 
 log = logging.getLogger("protocol")
 
-SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18")  # newest first
+SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+BATCH_VERSIONS = ("2025-03-26",)  # the one revision whose servers must accept JSON-RPC batches
 SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.2.0"}
+MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 INSTRUCTIONS = "A teaching server. Call ping to test the connection and echo to get text back."
 
 # region errors
@@ -38,11 +41,28 @@ def error_response(request_id, code: int, message: str, data=None) -> dict:
 # endregion errors
 
 
+# region parsing
+def parse_json(data: bytes):
+    """Bytes off the wire to a message; a PARSE_ERROR for anything that is not JSON."""
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=refuse_constant)
+    except RecursionError:  # the parser recurses once per [ or {
+        raise ProtocolError(PARSE_ERROR, "Parse error: the JSON is nested too deeply") from None
+    except ValueError:  # bad JSON, bytes that are not UTF-8, NaN or Infinity
+        raise ProtocolError(PARSE_ERROR, "Parse error: the message is not JSON") from None
+
+
+def refuse_constant(name: str):
+    # Python's json reads NaN, Infinity and -Infinity, which JSON does not have.
+    raise ValueError(f"{name} is not JSON")
+# endregion parsing
+
+
 # region validation
 def kind_of(message) -> str:
     """'request', 'notification' or 'response'; a ProtocolError for anything else."""
     if isinstance(message, list):
-        raise ProtocolError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message per request")
+        raise ProtocolError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message at a time")
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         raise ProtocolError(INVALID_REQUEST, 'Expected a JSON-RPC 2.0 message: an object with "jsonrpc": "2.0"')
     if "method" not in message:
@@ -98,6 +118,19 @@ class Server:
         except Exception:
             log.exception("failed to handle %r", message)
             return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
+
+    # region batch
+    def handle_batch(self, messages: list, session: Session) -> list[dict]:
+        """2025-03-26 let a client send an array of messages and get an array of
+        answers; 2025-06-18 took batches out again. So they are accepted only where
+        that revision was agreed, and never before the handshake."""
+        if session.protocol_version not in BATCH_VERSIONS:
+            raise ProtocolError(INVALID_REQUEST, "Batches are not supported: only a 2025-03-26 session may send them")
+        if not 0 < len(messages) <= MAX_BATCH:
+            raise ProtocolError(INVALID_REQUEST, f"A batch holds 1 to {MAX_BATCH} messages")
+        responses = [self.handle(message, session) for message in messages]
+        return [response for response in responses if response is not None]
+    # endregion batch
 
     def on_request(self, method: str, params: dict, session: Session) -> dict:
         if method == "initialize":

@@ -2,14 +2,18 @@
 """Step 3: one protocol core, two transports (HTTP and stdio), two protocol eras.
 
 protocol.py is the core and knows no transport; http_transport.py and
-stdio_transport.py carry it; tools.py holds the tools.
+stdio_transport.py carry it; tools.py holds the tools; limits.py bounds what one
+HTTP client may hold.
 Run it:  python3 server.py --port 3000   (HTTP; replay the wire/ scripts with curl)
          python3 server.py --stdio       (for clients that start the server themselves)
 """
 import argparse
+import errno
 import logging
+import sys
 
 from http_transport import McpHttpServer
+from limits import Limits
 from protocol import Server
 from stdio_transport import serve_stdio
 
@@ -17,21 +21,51 @@ log = logging.getLogger("step3")
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
-    parser.add_argument("--port", type=int, default=3000, help="port, 0 for any free one (default: %(default)s)")
-    parser.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")
-    args = parser.parse_args()
+    args = parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")  # stderr
     try:
         if args.stdio:
             serve_stdio(Server())
         else:
-            http_server = McpHttpServer(args.host, args.port, Server())
-            log.info("listening on http://%s:%d/mcp", args.host, http_server.server_port)
-            http_server.serve_forever()
+            serve_http(args)
     except KeyboardInterrupt:
         pass
+
+
+def serve_http(args):
+    limits = Limits(
+        max_connections=args.max_connections,
+        request_seconds=args.request_timeout,
+        max_sessions=args.max_sessions,
+        session_idle_seconds=args.session_timeout,
+    )
+    try:
+        http_server = McpHttpServer(args.host, args.port, Server(), limits)
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        sys.exit(f"Port {args.port} is in use: stop the server running there (Ctrl-C in its terminal) "
+                 f"or choose another port with --port.")
+    log.info("listening on http://%s:%d/mcp", args.host, http_server.server_port)
+    http_server.serve_forever()
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=3000, help="port, 0 for any free one (default: %(default)s)")
+    parser.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")
+    limits = parser.add_argument_group("limits (HTTP)")
+    default = Limits()
+    limits.add_argument("--max-connections", type=int, default=default.max_connections, metavar="N",
+                        help="connections served at once; more get 503 (default: %(default)s)")
+    limits.add_argument("--request-timeout", type=float, default=default.request_seconds, metavar="SECONDS",
+                        help="to send a whole request, or to stay idle between two (default: %(default)s)")
+    limits.add_argument("--max-sessions", type=int, default=default.max_sessions, metavar="N",
+                        help="sessions kept; the least recently used makes way (default: %(default)s)")
+    limits.add_argument("--session-timeout", type=float, default=default.session_idle_seconds, metavar="SECONDS",
+                        help="an idle session expires after this (default: %(default)s)")
+    return parser.parse_args()
 
 
 if __name__ == "__main__":

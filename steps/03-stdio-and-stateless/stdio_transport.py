@@ -8,11 +8,11 @@ import json
 import logging
 import sys
 
-from protocol import INVALID_REQUEST, PARSE_ERROR, Server, Session, error_response, is_stateless
+from protocol import INVALID_REQUEST, ProtocolError, Server, Session, error_response, is_stateless, parse_json
 
 log = logging.getLogger("stdio")
 
-MAX_LINE = 4 * 1024 * 1024  # the same limit as the HTTP body, not counting the newline
+MAX_LINE = 4 * 1024 * 1024  # bytes, as for an HTTP body; every byte of a line counts but its final \n
 
 
 # region stdio
@@ -23,7 +23,7 @@ def serve_stdio(core: Server, stdin=sys.stdin.buffer, stdout=sys.stdout) -> None
     refused cleanly, and writes text: json.dumps produces plain ASCII."""
     session = Session()  # for the handshake era; 2026-07-28 requests use none
     try:
-        while line := stdin.readline(MAX_LINE + 2):
+        while line := stdin.readline(MAX_LINE + 1):
             response = answer_line(core, session, stdin, line)
             if response is not None:
                 write(stdout, response)
@@ -33,22 +33,22 @@ def serve_stdio(core: Server, stdin=sys.stdin.buffer, stdout=sys.stdout) -> None
     log.info("stdin closed; exiting")
 
 
-def answer_line(core: Server, session: Session, stdin, line: bytes) -> dict | None:
-    if len(line.rstrip(b"\r\n")) > MAX_LINE:
+def answer_line(core: Server, session: Session, stdin, line: bytes) -> dict | list | None:
+    if len(line) > MAX_LINE and not line.endswith(b"\n"):  # only part of the line was read
         skip_rest_of_line(stdin, line)
         return error_response(None, INVALID_REQUEST, f"Message over {MAX_LINE} bytes")
     if not line.strip():
         return None
     try:
-        message = json.loads(line.decode("utf-8"))
-    except RecursionError:  # the parser recurses once per [ or {
-        return error_response(None, PARSE_ERROR, "Parse error: the JSON is nested too deeply")
-    except ValueError:  # bad JSON, or bytes that are not UTF-8
-        return error_response(None, PARSE_ERROR, "Parse error: the line is not JSON")
+        message = parse_json(line)
+        if isinstance(message, list):
+            return core.handle_batch(message, session) or None
+    except ProtocolError as error:
+        return error_response(None, error.code, error.message)
     return core.handle(message, None if is_stateless(message) else session)
 
 
-def write(stdout, message: dict) -> None:
+def write(stdout, message: dict | list) -> None:
     # json.dumps escapes newlines inside strings, so a message is always one line.
     stdout.write(json.dumps(message) + "\n")
     stdout.flush()
