@@ -92,6 +92,12 @@ class Client:
         if status != 202:
             raise RuntimeError(f"notifications/initialized answered {status}, not 202")
 
+    def end_session(self):
+        """DELETE ends the session, so that sessions do not pile up in the server between runs."""
+        if "Mcp-Session-Id" in self.headers:
+            self.connection.request("DELETE", self.path, headers=self.headers)
+            self.connection.getresponse().read()
+
     def echo(self, n: int, progress: bool, content_type: str) -> str | None:
         """Call echo once; None if the answer is right, else what is wrong with it."""
         text = f"echo {n}"
@@ -141,8 +147,13 @@ def client_process(url: str, progress: bool, content_type: str, barrier, results
             errors += problem is not None
             first_error = first_error or problem
         n += 1
+    cpu = time.process_time() - cpu
+    try:
+        client.end_session()
+    except (OSError, http.client.HTTPException):
+        pass  # not measured, and the server forgets the session when it stops anyway
     results.put({"latencies": latencies, "errors": errors, "first_error": first_error,
-                 "connects": client.connects - connects, "cpu": time.process_time() - cpu})
+                 "connects": client.connects - connects, "cpu": cpu})
 
 
 def measure(url: str, progress: bool, content_type: str, clients: int) -> dict:
@@ -191,7 +202,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("bench: terminated"))  # still stop the servers
     print(f"make bench: tools/call echo, step 3 against the official MCP Python SDK {version('mcp')}")
     print(f"machine:  {os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}, "
-          f"{platform.system()} {platform.machine()}")
+          f"{platform.system()} {platform.machine()}, load average {os.getloadavg()[0]:.1f} before the run")
     print(f"run:      {len(PAIRS) * 2} configurations x {len(CLIENTS)} client counts, each measured for {SECONDS:g} s "
           f"after {WARMUP:g} s of warm-up (BENCH_SECONDS=)")
     print("load:     closed loop on 127.0.0.1: each client is a process of its own with one keep-alive")
@@ -228,7 +239,8 @@ def main() -> int:
     print("req/s: correct answers per second. gen CPU: what the load generator used, in % of one core.")
     print("ours/SDK: throughput ratio of the matching configurations (above 1: ours answers more).")
     verdict = f"{failures} configurations had errors" if failures else "no errors"
-    print(f"total: {time.monotonic() - began:.0f} s, {verdict}.")
+    print(f"total: {time.monotonic() - began:.0f} s, {verdict}. Load average {os.getloadavg()[0]:.1f} at the end:")
+    print("       other work on the machine takes cores from both sides; run again when the numbers disagree.")
     return 1 if failures else 0
 
 
