@@ -14,7 +14,7 @@ step_dir = $(wildcard steps/$(shell printf '%02d' $(1))-*)
 # Only the steps marked vault = true in steps.toml read a vault.
 vault_flag = $(if $(filter $(1),$(VAULT_STEPS)),--vault $(VAULT))
 
-.PHONY: help run test check interop clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
+.PHONY: help run test check interop bench clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
 	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS)) \
 	$(addprefix demo-,$(DEMO_NUMBERS))
 
@@ -27,6 +27,7 @@ help:
 	@echo "make demo-N       from step 3: a client that starts the server over stdio and prints the talk"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
 	@echo "make interop      the official MCP Python SDK's client against step 3 (own venv: .venv-interop)"
+	@echo "make bench        tools/call throughput and latency: step 3 beside an SDK server (BENCH_SECONDS=)"
 	@echo "make clean        remove both virtual environments"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
 	@echo "make guide-check  fail if a chapter quotes code or a transcript that has changed"
@@ -58,7 +59,7 @@ $(addprefix diff-,$(STEP_NUMBERS)): diff-%:
 test: .venv/bin/pytest
 	.venv/bin/pytest
 
-# The SDK is needed by this check alone, so it gets a virtual environment of its own.
+# The SDK is needed by make interop and make bench alone, so it gets a virtual environment of its own.
 # The stamp file is written only once the install worked, so a failed one is retried.
 .venv-interop/installed:
 	$(PYTHON) -m venv .venv-interop
@@ -67,6 +68,11 @@ test: .venv/bin/pytest
 
 interop: .venv-interop/installed
 	.venv-interop/bin/python tests/interop.py
+
+# A benchmark, not a test: step 3 and a minimal SDK server (tests/bench_sdk_server.py)
+# under the same load. Both run in .venv-interop; step 3 needs nothing from it.
+bench: .venv-interop/installed
+	.venv-interop/bin/python tests/bench.py
 
 clean:
 	rm -rf .venv .venv-interop
