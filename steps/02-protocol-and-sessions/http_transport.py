@@ -224,7 +224,6 @@ class McpHandler(BaseHTTPRequestHandler):
         else:
             self.send_json(200, response, headers)
 
-    # region batch
     def post_batch(self, messages: list):
         """An array of messages: only a session that agreed on 2025-03-26 may send one."""
         session, _ = self.session_for(messages)
@@ -237,7 +236,6 @@ class McpHandler(BaseHTTPRequestHandler):
             self.send_json(200, responses)
         else:
             self.send_body(202)  # only notifications and responses: nothing to answer
-    # endregion batch
 
     def answer(self, handle):
         """Run a handler so that every failure still gets an HTTP answer, and at most one."""

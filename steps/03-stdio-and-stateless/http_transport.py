@@ -240,7 +240,6 @@ class McpHandler(BaseHTTPRequestHandler):
         else:
             self.send_json(200, response, headers)
 
-    # region batch
     def post_batch(self, messages: list):
         """An array of messages: only a session that agreed on 2025-03-26 may send one."""
         if self.stateless_era():
@@ -254,7 +253,6 @@ class McpHandler(BaseHTTPRequestHandler):
             self.send_json(200, responses)
         else:
             self.send_body(202)  # only notifications and responses: nothing to answer
-    # endregion batch
 
     def post_stateless(self, message, kind: str):
         """2026-07-28: no session, and the routing headers must agree with the body."""

@@ -156,7 +156,6 @@ class Server:
             log.exception("failed to handle %r", message)
             return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
 
-    # region batch
     def handle_batch(self, messages: list, session: Session) -> list[dict]:
         """2025-03-26 let a client send an array of messages and get an array of
         answers; 2025-06-18 took batches out again. So they are accepted only where
@@ -167,7 +166,6 @@ class Server:
             raise ProtocolError(INVALID_REQUEST, f"A batch holds 1 to {MAX_BATCH} messages")
         responses = [self.handle(message, session) for message in messages]
         return [response for response in responses if response is not None]
-    # endregion batch
 
     def on_request(self, method: str, params: dict, session: Session) -> dict:
         if method == "initialize":
