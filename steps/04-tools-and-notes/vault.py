@@ -189,13 +189,21 @@ class Vault:
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     pending.append((entry.path, prefix + entry.name + "/"))
-                elif entry.name.endswith(NOTE_SUFFIX) and entry.is_file() and self.linked_inside(entry):
+                elif self.is_note(entry):
                     notes.append(prefix + entry.name)
         return sorted(notes)
 
-    def linked_inside(self, entry: os.DirEntry) -> bool:
-        """A plain file is inside; a symlinked one only if its target is a visible part of the vault."""
-        return not entry.is_symlink() or self.allowed(Path(entry.path).resolve())
+    def is_note(self, entry: os.DirEntry) -> bool:
+        """A .md file; if it is a symlink, one that leads to a visible file of the vault."""
+        if not entry.name.endswith(NOTE_SUFFIX):
+            return False
+        if not entry.is_symlink():
+            return entry.is_file()
+        try:
+            real = Path(entry.path).resolve(strict=True)
+        except (OSError, RuntimeError):  # a broken or looping link is no note
+            return False
+        return real.is_file() and self.allowed(real)
 
     def find_folder(self, folder) -> tuple[Path, str]:
         parts = path_parts(folder)
