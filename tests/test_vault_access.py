@@ -364,11 +364,12 @@ def test_an_exact_last_page_has_no_cursor():
     assert page([], None, 10) == ([], None)
 
 
-def test_a_cursor_survives_notes_added_or_deleted_before_it():
-    first, cursor = page(NAMES, None, 10)
-    changed = sorted(NAMES[1:] + ["Folder/Note 00a.md"])  # one deleted, one added, both on page one
-    second, _ = page(changed, cursor, 10)
-    assert second == NAMES[10:20]
+@pytest.mark.parametrize(
+    "changed", [NAMES[1:], sorted(NAMES + ["Folder/Note 00a.md"])], ids=["one deleted", "one added"]
+)
+def test_a_cursor_survives_a_note_deleted_or_added_on_an_earlier_page(changed):
+    _, cursor = page(NAMES, None, 10)
+    assert page(changed, cursor, 10)[0] == NAMES[10:20]  # an offset would skip or repeat a note
 
 
 @pytest.mark.parametrize("cursor", ["", "garbage!", "bm90IGEgY3Vyc29y", "é", 42, "YWZ0ZXI6"[:-1]])
