@@ -1,0 +1,450 @@
+"""Step 4's vault.py: every path a model sends is judged before a file is opened.
+
+Real files in temporary vaults; real symlinks where the system allows them.
+"""
+import os
+import random
+import sys
+import unicodedata
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "steps" / "04-tools-and-notes"))
+
+from manifest import SAMPLE_VAULT  # noqa: E402
+from vault import (  # noqa: E402
+    MAX_NOTE_BYTES,
+    InvalidCursor,
+    NoteNotFound,
+    Vault,
+    VaultError,
+    page,
+    path_to_uri,
+    uri_to_path,
+)
+
+NOTES = {
+    "Home.md": "# Home\n",
+    "Bread/Focaccia.md": "# Focaccia\n",
+    "Bread/Rye bread.md": "# Rye\n",
+    "Bread/Deep/Deeper/Levain.md": "# Levain\n",
+    "Bread.md": "# A note named like a folder\n",
+    "Attachments/table.csv": "a,b\n",
+    ".obsidian/app.json": "{}\n",
+    ".obsidian/snippet.md": "# hidden\n",
+    ".trash/Old.md": "# deleted\n",
+    ".git/config": "[core]\n",
+    "Bread/.draft.md": "# hidden file\n",
+    "%2e%2e/x.md": "# a folder really named %2e%2e\n",
+}
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    vault = tmp_path / "vault"
+    for name, text in NOTES.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text(text, encoding="utf-8")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.md").write_text("# secret\n", encoding="utf-8")
+    return vault
+
+
+@pytest.fixture
+def vault(root) -> Vault:
+    return Vault(root)
+
+
+def refused(vault: Vault, user_path, *words, error=VaultError) -> str:
+    """resolve refuses user_path with error, and the message has every one of words."""
+    with pytest.raises(error) as caught:
+        vault.resolve(user_path)
+    message = str(caught.value)
+    for word in words:
+        assert word in message, f"{word!r} not in {message!r}"
+    assert str(vault.root) not in message  # the server's own paths stay private
+    return message
+
+
+def link(target: Path, at: Path, directory: bool = False) -> None:
+    try:
+        os.symlink(target, at, target_is_directory=directory)
+    except (OSError, NotImplementedError):
+        pytest.skip("this system does not let us create symlinks")
+
+
+# region text
+@pytest.mark.parametrize(
+    "user_path",
+    ["../../etc/passwd", "..", "a/../../b", "Bread/../Home.md", "Bread\\..\\..\\x", "..\\x", "Bread/.."],
+)
+def test_dot_dot_is_refused_anywhere(vault, user_path):
+    refused(vault, user_path, "'..'", "inside the vault")
+
+
+@pytest.mark.parametrize(
+    "user_path", ["/etc/passwd", "C:\\x", "C:x", "c:/Windows/win.ini", "\\\\server\\share", "//server/share", "\\Home.md", "///etc"]
+)
+def test_absolute_paths_drives_and_shares_are_refused(vault, user_path):
+    refused(vault, user_path, "absolute", "relative to the vault", '"Folder/Note.md"')
+
+
+def test_backslashes_are_separators(vault, root):
+    assert vault.resolve("Bread\\Focaccia.md") == root / "Bread" / "Focaccia.md"
+
+
+def test_a_nul_byte_is_refused(vault):
+    refused(vault, "Home\0.md", "NUL", "\\u0000")
+
+
+@pytest.mark.parametrize("user_path", ["", "   ", "\t\n"])
+def test_an_empty_path_is_refused(vault, user_path):
+    refused(vault, user_path, "empty", '"Folder/Note.md"')
+
+
+@pytest.mark.parametrize("user_path", [None, 3, ["Home.md"]])
+def test_a_path_that_is_not_a_string_is_refused(vault, user_path):
+    refused(vault, user_path, "must be a string")
+
+
+@pytest.mark.parametrize("user_path", [".", "./", "./."])
+def test_the_vault_itself_is_not_a_note(vault, user_path):
+    refused(vault, user_path, "names the vault itself")
+
+
+@pytest.mark.parametrize(
+    "user_path, name",
+    [
+        (".obsidian/app.json", ".obsidian"),
+        (".obsidian/snippet.md", ".obsidian"),
+        (".trash/Old.md", ".trash"),
+        (".git/config", ".git"),
+        ("Bread/.draft.md", ".draft.md"),
+        ("Bread/.draft", ".draft"),
+        ("Bread\\.hidden\\x.md", ".hidden"),
+        (".env", ".env"),
+    ],
+)
+def test_hidden_names_are_not_notes_at_any_depth(vault, user_path, name):
+    refused(vault, user_path, f'"{name}"', "names starting with '.'")
+
+
+@pytest.mark.parametrize(
+    "user_path, literally",
+    [
+        ("%2e%2e/%2e%2e/outside/secret.md", "No note"),
+        ("..%2f..%2foutside%2fsecret.md", "names starting with '.'"),
+        ("%2E%2E%2Foutside%2Fsecret", "No note"),
+    ],
+)
+def test_percent_escapes_are_taken_literally_and_cannot_escape_either_way(vault, user_path, literally):
+    refused(vault, user_path, literally)  # taken literally: a name that is not there
+    refused(vault, unquote(user_path), "'..'")  # had it been decoded: '..', refused
+
+
+def test_a_folder_really_named_with_percent_escapes_is_just_a_folder(vault, root):
+    assert vault.resolve("%2e%2e/x") == root / "%2e%2e" / "x.md"
+
+
+def test_a_very_long_name_is_a_clear_error(vault):
+    message = refused(vault, "x" * 300, "too long")
+    assert len(message) < 300  # the path is cut short in the message
+
+
+def test_a_very_long_path_is_a_clear_error(vault):
+    refused(vault, "a/" * 3000 + "b.md", "too long")
+# endregion text
+
+
+# region disk
+def test_a_note_resolves_to_its_real_file(vault, root):
+    assert vault.resolve("Bread/Focaccia.md") == root / "Bread" / "Focaccia.md"
+    assert vault.resolve("./Bread//Focaccia.md") == root / "Bread" / "Focaccia.md"
+
+
+def test_the_md_suffix_is_optional(vault, root):
+    assert vault.resolve("Bread/Rye bread") == root / "Bread" / "Rye bread.md"
+    assert vault.read_note("Bread/Deep/Deeper/Levain") == ("Bread/Deep/Deeper/Levain.md", "# Levain\n")
+
+
+def test_a_name_without_md_means_the_note_even_next_to_a_folder_of_that_name(vault, root):
+    assert vault.resolve("Bread") == root / "Bread.md"
+
+
+def test_a_folder_is_not_a_note(vault):
+    refused(vault, "Bread/Deep", "is a folder, not a note", "list that folder")
+
+
+def test_a_missing_note_says_how_to_find_the_right_one(vault):
+    refused(vault, "Bread/Focacia.md", "No note", '"Bread/Focacia.md"', "list the notes", error=NoteNotFound)
+
+
+def test_a_missing_folder_is_a_missing_note(vault):
+    refused(vault, "Nowhere/Note.md", "No note", error=NoteNotFound)
+
+
+def test_a_file_that_is_not_markdown_is_not_a_note(vault):
+    refused(vault, "Attachments/table.csv", "not a note", "Markdown", ".md")
+
+
+def test_a_note_too_large_names_its_size(vault, root):
+    (root / "Big.md").write_bytes(b"x" * (MAX_NOTE_BYTES + MAX_NOTE_BYTES // 2))
+    refused(vault, "Big.md", "1.5 MiB", f"({MAX_NOTE_BYTES * 3 // 2} bytes)", "larger than 1 MiB")
+
+
+def test_a_note_at_the_size_limit_is_read(vault, root):
+    (root / "Edge.md").write_bytes(b"x" * MAX_NOTE_BYTES)
+    assert len(vault.read_note("Edge")[1]) == MAX_NOTE_BYTES
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_not_opened(vault, root):
+    os.mkfifo(root / "Pipe.md")  # opening it would wait forever for a writer
+    refused(vault, "Pipe", "not a regular file")
+
+
+def test_nfc_and_nfd_names_find_the_same_note(vault, root):
+    decomposed = unicodedata.normalize("NFD", "Crème fraîche.md")
+    (root / decomposed).write_text("# cream\n", encoding="utf-8")
+    composed = unicodedata.normalize("NFC", "Crème fraîche")
+    assert composed != unicodedata.normalize("NFD", composed)
+    relative, text = vault.read_note(composed)
+    assert text == "# cream\n"
+    assert vault.resolve(composed).name in (decomposed, unicodedata.normalize("NFC", decomposed))
+    assert relative in vault.list_notes()  # the path it reports is one the listing has
+# endregion disk
+
+
+# region symlinks
+def test_a_symlink_out_of_the_vault_is_refused(vault, root):
+    link(root.parent / "outside" / "secret.md", root / "Bread" / "escape.md")
+    refused(vault, "Bread/escape.md", "outside the vault", "symbolic link")
+    refused(vault, "Bread/escape", "outside the vault")
+
+
+def test_a_symlinked_folder_out_of_the_vault_is_refused(vault, root):
+    link(root.parent / "outside", root / "Elsewhere", directory=True)
+    refused(vault, "Elsewhere/secret.md", "outside the vault")
+    with pytest.raises(VaultError, match="outside the vault"):
+        vault.list_notes("Elsewhere")
+
+
+def test_a_symlink_into_a_hidden_folder_is_refused(vault, root):
+    link(root / ".obsidian" / "snippet.md", root / "Snippet.md")
+    refused(vault, "Snippet.md", "hidden folder")
+
+
+def test_a_symlink_inside_to_inside_is_followed(vault, root):
+    link(root / "Bread" / "Focaccia.md", root / "Flatbread.md")
+    assert vault.resolve("Flatbread") == root / "Bread" / "Focaccia.md"
+    assert vault.read_note("Flatbread") == ("Flatbread.md", "# Focaccia\n")
+
+
+def test_a_symlink_loop_is_a_clear_error(vault, root):
+    link(root / "Loop.md", root / "Loop.md")
+    refused(vault, "Loop.md", "cannot be opened", "symbolic links")
+
+
+def test_a_dangling_symlink_is_a_missing_note(vault, root):
+    link(root / "Gone.md", root / "Dangling.md")
+    refused(vault, "Dangling.md", "No note", error=NoteNotFound)
+# endregion symlinks
+
+
+# region read
+def test_read_note_gives_the_found_path_and_the_text(vault):
+    assert vault.read_note("Home") == ("Home.md", "# Home\n")
+
+
+def test_undecodable_bytes_become_replacement_characters(vault, root):
+    (root / "Latin1.md").write_bytes("# Crème\n".encode("latin-1"))
+    assert vault.read_note("Latin1")[1] == "# Cr\ufffdme\n"
+
+
+def test_a_byte_order_mark_is_dropped(vault, root):
+    (root / "Bom.md").write_bytes(b"\xef\xbb\xbf---\ntags: [a]\n---\n")
+    assert vault.read_note("Bom")[1].startswith("---\n")
+
+
+def test_a_note_deleted_between_the_check_and_the_read(vault, root, monkeypatch):
+    check = vault.locate
+
+    def check_then_delete(user_path):
+        found = check(user_path)
+        found[1].unlink()
+        return found
+
+    monkeypatch.setattr(vault, "locate", check_then_delete)
+    with pytest.raises(NoteNotFound, match="deleted or moved a moment ago"):
+        vault.read_note("Home")
+# endregion read
+
+
+# region list
+NOTES_LISTED = [
+    "%2e%2e/x.md",
+    "Bread.md",
+    "Bread/Deep/Deeper/Levain.md",
+    "Bread/Focaccia.md",
+    "Bread/Rye bread.md",
+    "Home.md",
+]
+
+
+def test_list_notes_is_sorted_posix_and_skips_hidden_and_other_files(vault):
+    assert vault.list_notes() == NOTES_LISTED
+
+
+def test_list_notes_in_a_folder(vault):
+    assert vault.list_notes("Bread/Deep") == ["Bread/Deep/Deeper/Levain.md"]
+    assert vault.list_notes("Bread\\Deep\\") == ["Bread/Deep/Deeper/Levain.md"]
+    assert vault.list_notes(".") == vault.list_notes()
+
+
+@pytest.mark.parametrize(
+    "folder, words",
+    [
+        ("../outside", "'..'"),
+        ("/etc", "absolute"),
+        ("C:\\", "absolute"),
+        (".obsidian", "names starting with '.'"),
+        ("", "empty"),
+        ("Nowhere", "No folder"),
+        ("Home.md", "is not a folder"),
+        ("a\0b", "NUL"),
+    ],
+)
+def test_the_folder_is_judged_like_any_path(vault, folder, words):
+    with pytest.raises(VaultError) as caught:
+        vault.list_notes(folder)
+    assert words in str(caught.value)
+
+
+def test_listing_does_not_follow_symlinked_folders_and_survives_a_cycle(vault, root):
+    link(root.parent / "outside", root / "Elsewhere", directory=True)
+    link(root / "Bread", root / "Bread" / "Again", directory=True)  # a cycle
+    link(root / "Bread" / "Focaccia.md", root / "Flatbread.md")  # a file inside: listed
+    link(root.parent / "outside" / "secret.md", root / "Secret.md")  # a file outside: not
+    link(root / "Loop.md", root / "Loop.md")  # a file that links to itself: not
+    link(root / "Gone.md", root / "Dangling.md")  # a link to nothing: not
+    link(root / ".obsidian" / "snippet.md", root / "Snippet.md")  # a link into a hidden folder: not
+    assert vault.list_notes() == sorted(NOTES_LISTED + ["Flatbread.md"])
+
+
+def test_the_sample_vault_lists_every_note_and_reads_each():
+    sample = Vault(SAMPLE_VAULT)
+    notes = sample.list_notes()
+    expected = sorted(p.relative_to(SAMPLE_VAULT).as_posix() for p in SAMPLE_VAULT.rglob("*.md")
+                      if ".obsidian" not in p.parts)
+    assert notes == expected and len(notes) >= 20
+    for note in notes:
+        assert sample.read_note(note)[0] == note
+        assert sample.read_note(note.removesuffix(".md"))[0] == note
+# endregion list
+
+
+# region pages
+NAMES = [f"Folder/Note {n:02d}.md" for n in range(25)]
+
+
+def test_pages_cover_the_list_once_and_the_last_has_no_cursor():
+    seen, cursor = [], None
+    for _ in range(10):
+        chunk, cursor = page(NAMES, cursor, 10)
+        seen += chunk
+        if cursor is None:
+            break
+    assert seen == NAMES
+
+
+def test_an_exact_last_page_has_no_cursor():
+    assert page(NAMES[:10], None, 10) == (NAMES[:10], None)
+    assert page([], None, 10) == ([], None)
+
+
+@pytest.mark.parametrize(
+    "changed", [NAMES[1:], sorted(NAMES + ["Folder/Note 00a.md"])], ids=["one deleted", "one added"]
+)
+def test_a_cursor_survives_a_note_deleted_or_added_on_an_earlier_page(changed):
+    _, cursor = page(NAMES, None, 10)
+    assert page(changed, cursor, 10)[0] == NAMES[10:20]  # an offset would skip or repeat a note
+
+
+@pytest.mark.parametrize("cursor", ["", "garbage!", "bm90IGEgY3Vyc29y", "é", 42, "YWZ0ZXI6"[:-1]])
+def test_a_forged_cursor_is_refused(cursor):
+    with pytest.raises(InvalidCursor, match="not one this server gave; start again without a cursor"):
+        page(NAMES, cursor, 10)
+# endregion pages
+
+
+# region uris
+def test_uris_round_trip_every_note_of_the_sample_vault():
+    for note in Vault(SAMPLE_VAULT).list_notes():
+        uri = path_to_uri(note)
+        assert uri.startswith("vault:///") and " " not in uri
+        assert uri_to_path(uri) == note
+
+
+@pytest.mark.parametrize(
+    "note, uri",
+    [
+        ("Bread/Basic country loaf.md", "vault:///Bread/Basic%20country%20loaf.md"),
+        ("Bread/Baker's percentages.md", "vault:///Bread/Baker%27s%20percentages.md"),
+        ("Ferments/Crème fraîche.md", "vault:///Ferments/Cr%C3%A8me%20fra%C3%AEche.md"),
+        ("Ideas/#1? 100% sure.md", "vault:///Ideas/%231%3F%20100%25%20sure.md"),
+    ],
+)
+def test_segments_are_percent_encoded(note, uri):
+    assert path_to_uri(note) == uri
+    assert uri_to_path(uri) == note
+
+
+def test_a_uri_may_spell_its_scheme_in_capitals():
+    assert uri_to_path("VAULT:///Home.md") == "Home.md"
+
+
+@pytest.mark.parametrize(
+    "uri, words",
+    [
+        ("file:///etc/passwd", "not a note of this server"),
+        ("https://example.com/Home.md", "not a note of this server"),
+        ("vault://otherhost/Home.md", "not a note of this server"),
+        ("vault:/Home.md", "not a note of this server"),
+        ("vault:///Home.md#Heading", "query or fragment"),
+        ("vault:///Home.md?raw=1", "query or fragment"),
+        ("vault:///%FF.md", "not UTF-8"),
+        (None, "not a note of this server"),
+    ],
+)
+def test_foreign_or_broken_uris_are_refused(uri, words):
+    with pytest.raises(NoteNotFound, match=words.replace("?", r"\?")):
+        uri_to_path(uri)
+
+
+def test_a_uri_decodes_escapes_but_the_vault_still_judges_the_path(vault):
+    for uri in ["vault:///%2e%2e/%2e%2e/outside/secret.md", "vault:///..%2F..%2Foutside%2Fsecret.md",
+                "vault:///%2Fetc%2Fpasswd", "vault:///Home%00.md"]:
+        with pytest.raises(VaultError):
+            vault.resolve(uri_to_path(uri))
+    assert vault.resolve(uri_to_path("vault:///Bread%5CFocaccia.md")).name == "Focaccia.md"
+# endregion uris
+
+
+# region properties
+ALPHABET = ["a", "Bread", "Home", ".", "..", "/", "\\", ":", "C:", "%2e", "%2f", "\0", " ", "é", "e\u0301",
+            ".md", ".obsidian", "outside", "secret.md", "~", "*", "?", "\n", "x" * 120]
+
+
+def test_random_hostile_paths_end_in_a_note_inside_or_a_vault_error(vault, root):
+    rng = random.Random(2024)
+    for _ in range(3000):
+        user_path = "".join(rng.choice(ALPHABET) for _ in range(rng.randrange(1, 8)))
+        try:
+            real = vault.resolve(user_path)
+        except VaultError as error:
+            assert str(error)
+            continue
+        assert real.is_relative_to(root) and real.suffix == ".md" and real.is_file(), user_path
+# endregion properties
