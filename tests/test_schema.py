@@ -79,6 +79,11 @@ def test_an_unknown_field_lists_the_accepted_ones():
     assert errors == ['"limt": unknown field; the accepted fields are: folder, limit, order, tags, cursor']
 
 
+def test_unknown_fields_are_reported_in_the_order_sent():
+    errors = validate(LIST_NOTES, {"zz": 1, "folder": "x", "aa": 2})
+    assert [error.split(":")[0] for error in errors] == ['"zz"', '"aa"']
+
+
 def test_extra_fields_pass_unless_additional_properties_is_false():
     assert validate({"type": "object", "properties": {}}, {"anything": 1}) == []
 
@@ -132,7 +137,6 @@ def test_defaults_come_from_the_schema_and_validate_fills_none():
     assert defaults(LIST_NOTES) | {"folder": "Bread", "limit": 5} == {"folder": "Bread", "limit": 5, "order": "name"}
 
 
-# region declarations
 @pytest.mark.parametrize(
     "schema, words",
     [
@@ -149,10 +153,8 @@ def test_a_declaration_the_validator_cannot_honour_is_refused(schema, words):
     with pytest.raises(SchemaError) as caught:
         check_schema(schema)
     assert words in str(caught.value)
-# endregion declarations
 
 
-# region properties
 # Random schemas from the supported subset, and random JSON values, from a seeded
 # generator: the same cases on every run, bounded in number and depth.
 SCALARS = [None, True, False, 0, 1, -7, 2**70, 1.0, 2.5, float("nan"), "", "a", "ten", "é" * 5, "x" * 300]
@@ -233,4 +235,3 @@ def test_a_value_of_the_wrong_type_always_gets_a_message():
         value = rng.choice(wrong[kind])
         assert validate({"type": kind}, value), (kind, value)
         assert validate({"type": "object", "properties": {"f": {"type": kind}}}, {"f": value})[0].startswith("f: ")
-# endregion properties

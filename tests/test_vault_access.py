@@ -75,7 +75,6 @@ def link(target: Path, at: Path, directory: bool = False) -> None:
         pytest.skip("this system does not let us create symlinks")
 
 
-# region text
 @pytest.mark.parametrize(
     "user_path",
     ["../../etc/passwd", "..", "a/../../b", "Bread/../Home.md", "Bread\\..\\..\\x", "..\\x", "Bread/.."],
@@ -155,10 +154,8 @@ def test_a_very_long_name_is_a_clear_error(vault):
 
 def test_a_very_long_path_is_a_clear_error(vault):
     refused(vault, "a/" * 3000 + "b.md", "too long")
-# endregion text
 
 
-# region disk
 def test_a_note_resolves_to_its_real_file(vault, root):
     assert vault.resolve("Bread/Focaccia.md") == root / "Bread" / "Focaccia.md"
     assert vault.resolve("./Bread//Focaccia.md") == root / "Bread" / "Focaccia.md"
@@ -214,10 +211,8 @@ def test_nfc_and_nfd_names_find_the_same_note(vault, root):
     assert text == "# cream\n"
     assert vault.resolve(composed).name in (decomposed, unicodedata.normalize("NFC", decomposed))
     assert relative in vault.list_notes()  # the path it reports is one the listing has
-# endregion disk
 
 
-# region symlinks
 def test_a_symlink_out_of_the_vault_is_refused(vault, root):
     link(root.parent / "outside" / "secret.md", root / "Bread" / "escape.md")
     refused(vault, "Bread/escape.md", "outside the vault", "symbolic link")
@@ -250,10 +245,8 @@ def test_a_symlink_loop_is_a_clear_error(vault, root):
 def test_a_dangling_symlink_is_a_missing_note(vault, root):
     link(root / "Gone.md", root / "Dangling.md")
     refused(vault, "Dangling.md", "No note", error=NoteNotFound)
-# endregion symlinks
 
 
-# region read
 def test_read_note_gives_the_found_path_and_the_text(vault):
     assert vault.read_note("Home") == ("Home.md", "# Home\n")
 
@@ -279,10 +272,8 @@ def test_a_note_deleted_between_the_check_and_the_read(vault, root, monkeypatch)
     monkeypatch.setattr(vault, "locate", check_then_delete)
     with pytest.raises(NoteNotFound, match="deleted or moved a moment ago"):
         vault.read_note("Home")
-# endregion read
 
 
-# region list
 NOTES_LISTED = [
     "%2e%2e/x.md",
     "Bread.md",
@@ -342,10 +333,8 @@ def test_the_sample_vault_lists_every_note_and_reads_each():
     for note in notes:
         assert sample.read_note(note)[0] == note
         assert sample.read_note(note.removesuffix(".md"))[0] == note
-# endregion list
 
 
-# region pages
 NAMES = [f"Folder/Note {n:02d}.md" for n in range(25)]
 
 
@@ -376,10 +365,8 @@ def test_a_cursor_survives_a_note_deleted_or_added_on_an_earlier_page(changed):
 def test_a_forged_cursor_is_refused(cursor):
     with pytest.raises(InvalidCursor, match="not one this server gave; start again without a cursor"):
         page(NAMES, cursor, 10)
-# endregion pages
 
 
-# region uris
 def test_uris_round_trip_every_note_of_the_sample_vault():
     for note in Vault(SAMPLE_VAULT).list_notes():
         uri = path_to_uri(note)
@@ -429,10 +416,8 @@ def test_a_uri_decodes_escapes_but_the_vault_still_judges_the_path(vault):
         with pytest.raises(VaultError):
             vault.resolve(uri_to_path(uri))
     assert vault.resolve(uri_to_path("vault:///Bread%5CFocaccia.md")).name == "Focaccia.md"
-# endregion uris
 
 
-# region properties
 ALPHABET = ["a", "Bread", "Home", ".", "..", "/", "\\", ":", "C:", "%2e", "%2f", "\0", " ", "é", "e\u0301",
             ".md", ".obsidian", "outside", "secret.md", "~", "*", "?", "\n", "x" * 120]
 
@@ -447,4 +432,3 @@ def test_random_hostile_paths_end_in_a_note_inside_or_a_vault_error(vault, root)
             assert str(error)
             continue
         assert real.is_relative_to(root) and real.suffix == ".md" and real.is_file(), user_path
-# endregion properties

@@ -79,7 +79,8 @@ def defaults(schema: dict) -> dict:
 
 
 def validate(schema: dict, value) -> list[str]:
-    """Every way value breaks schema, one message per field; [] when it fits."""
+    """Every way value breaks schema, one message per field; [] when it fits.
+    A field is named by its path ('limit', 'filter.tags[2]'); the value itself is 'arguments'."""
     errors = []
     check(schema, value, "", errors)
     return errors
@@ -103,7 +104,7 @@ def check_object(schema: dict, value: dict, path: str, errors: list[str]) -> Non
             errors.append(f"{prefix}{name}: missing; must be {expected(properties[name])}")
     if schema.get("additionalProperties") is False:
         accepted = ", ".join(properties) or "none"
-        for name in value.keys() - properties.keys():
+        for name in [name for name in value if name not in properties]:  # in the order sent
             errors.append(f"{prefix}{shown(name)}: unknown field; the accepted fields are: {accepted}")
     for name, subschema in properties.items():
         if name in value:
@@ -117,6 +118,7 @@ def fits(schema: dict, value) -> bool:
         return False
     if "enum" in schema and not any(same_json(value, option) for option in schema["enum"]):
         return False
+    # A bound the schema does not set is replaced by one the value always meets.
     if TYPES["number"](value):
         return schema.get("minimum", value) <= value <= schema.get("maximum", value)
     if isinstance(value, str):
@@ -148,7 +150,7 @@ def types_of(schema: dict) -> list[str]:
 
 
 def same_json(a, b) -> bool:
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    return json.dumps(a, sort_keys=True, default=repr) == json.dumps(b, sort_keys=True, default=repr)
 
 
 def shown(value, limit: int = 60) -> str:

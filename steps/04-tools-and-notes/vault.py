@@ -52,7 +52,6 @@ class InvalidCursor(VaultError):
     """A pagination cursor this server did not hand out."""
 
 
-# region judge-text
 def path_parts(user_path) -> list[str]:
     """The segments of a path the model sent, judged as text alone."""
     if not isinstance(user_path, str):
@@ -85,7 +84,6 @@ def spellings(relative: str) -> list[str]:
 def hidden(parts) -> str | None:
     """The first part that starts with '.', if any."""
     return next((part for part in parts if part.startswith(".")), None)
-# endregion judge-text
 
 
 class Vault:
@@ -94,7 +92,6 @@ class Vault:
         if not self.root.is_dir():
             raise NotADirectoryError(f"The vault {root} is not a folder")
 
-    # region resolve
     def resolve(self, user_path) -> Path:
         """The real file of the note user_path names, or a VaultError saying why not."""
         return self.locate(user_path)[1]
@@ -154,9 +151,7 @@ class Vault:
 
     def allowed(self, real: Path) -> bool:
         return real.is_relative_to(self.root) and not hidden(real.relative_to(self.root).parts)
-    # endregion resolve
 
-    # region read
     def read_note(self, user_path) -> tuple[str, str]:
         """(the note's vault-relative path, its text)."""
         relative, real = self.locate(user_path)
@@ -170,11 +165,10 @@ class Vault:
         if len(data) > MAX_NOTE_BYTES:
             raise too_large(relative, len(data))
         return relative, data.decode("utf-8-sig", errors="replace")
-    # endregion read
 
-    # region list
     def list_notes(self, folder=None) -> list[str]:
-        """The vault-relative paths of the notes in folder (default: the whole vault), sorted."""
+        """The vault-relative paths of the notes in folder and its subfolders, sorted.
+        folder is judged like any path from a model; None means the whole vault."""
         start, prefix = (self.root, "") if folder is None else self.find_folder(folder)
         notes, pending = [], [(start, prefix)]
         while pending:
@@ -206,6 +200,7 @@ class Vault:
         return real.is_file() and self.allowed(real)
 
     def find_folder(self, folder) -> tuple[Path, str]:
+        """The folder's real path and the prefix its notes are listed with ('Bread/')."""
         parts = path_parts(folder)
         if not parts:
             return self.root, ""
@@ -217,7 +212,6 @@ class Vault:
         if not stat.S_ISDIR(info.st_mode):
             raise VaultError(f"{shown(relative)} is not a folder")
         return real, relative + "/"
-    # endregion list
 
 
 def too_large(relative: str, size: int) -> VaultError:
@@ -233,7 +227,6 @@ def shown(value, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# region pages
 # A cursor names the last path of the page before, not a position: a note added or
 # deleted between two calls shifts nothing. The prefix tells a real cursor from noise.
 CURSOR_PREFIX = "after:"
@@ -260,10 +253,8 @@ def after(cursor) -> str:
     if not text.startswith(CURSOR_PREFIX):
         raise InvalidCursor(f"The cursor {shown(cursor)} is not one this server gave; start again without a cursor")
     return text.removeprefix(CURSOR_PREFIX)
-# endregion pages
 
 
-# region uris
 # Notes as MCP resources: vault:///Folder/Note.md, each path segment percent-encoded
 # (RFC 3986: all but letters, digits and -._~), e.g. vault:///Bread/Baker%27s%20percentages.md.
 # A custom scheme rather than file://: the spec keeps file:// for things that behave
@@ -289,4 +280,3 @@ def uri_to_path(uri) -> str:
         return unquote(rest, errors="strict")
     except UnicodeDecodeError:
         raise NoteNotFound(f"{shown(uri)} percent-encodes bytes that are not UTF-8") from None
-# endregion uris
