@@ -26,7 +26,7 @@ help:
 	@echo "make diff-N       what step N changed since step N-1 (ALL=1 shows transcripts too)"
 	@echo "make demo-N       from step 3: a client that starts the server over stdio and prints the talk"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
-	@echo "make interop      the official MCP Python SDK's client against step 3 (own venv: .venv-interop)"
+	@echo "make interop      the official MCP Python SDK's client against the newest step (own venv: .venv-interop)"
 	@echo "make bench        tools/call throughput and latency: step 3 beside an SDK server (BENCH_SECONDS=)"
 	@echo "make clean        remove both virtual environments"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"

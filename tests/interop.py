@@ -1,12 +1,15 @@
-"""make interop: the official MCP Python SDK's client against step 3.
+"""make interop: the official MCP Python SDK's client against the newest step.
 
 Runs in its own virtual environment (.venv-interop, made by `make interop`), since
 the SDK is a dependency of this check only. For each transport (stdio, HTTP) and
-each client mode (auto: probe the 2026-07-28 era first; legacy: the handshake), it
-lists the tools, calls echo, calls echo wrongly (an isError result) and calls a tool
-that does not exist (a JSON-RPC error). Exits non-zero on the first surprise.
+each client mode (auto: probe the 2026-07-28 era first; legacy: the handshake), on a
+temporary copy of the sample vault, it lists the tools, lists and reads notes, sends
+a path that leaves the vault (an isError result), calls a tool that does not exist
+(a JSON-RPC error), and lists and reads resources. Exits non-zero on any surprise.
 """
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import anyio
@@ -16,7 +19,7 @@ from mcp_types import Implementation
 STEPS = Path(__file__).resolve().parent.parent / "steps"
 sys.path.insert(0, str(STEPS))
 from launch import running_server  # noqa: E402
-from manifest import find_step  # noqa: E402
+from manifest import SAMPLE_VAULT, load_steps  # noqa: E402
 
 EXPECTED_VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 
@@ -26,35 +29,48 @@ async def conversation(server, mode: str) -> str:
     async with Client(server, mode=mode, client_info=info, read_timeout_seconds=20) as client:
         assert client.protocol_version == EXPECTED_VERSION[mode], client.protocol_version
         names = [tool.name for tool in (await client.list_tools()).tools]
-        assert names == ["ping", "echo"], names
-        echoed = await client.call_tool("echo", {"text": "über the wire"})
-        assert not echoed.is_error and echoed.content[0].text == "über the wire", echoed
-        wrong = await client.call_tool("echo", {"text": 42})
-        assert wrong.is_error, wrong
+        assert names == ["list_notes", "get_note"], names
+        listed = await client.call_tool("list_notes", {"folder": "Inbox"})
+        assert not listed.is_error and "Inbox/Try tangzhong.md" in listed.structured_content["notes"], listed
+        note = await client.call_tool("get_note", {"path": "Ferments/Crème fraîche"})
+        assert not note.is_error and note.structured_content["path"] == "Ferments/Crème fraîche.md", note
+        hostile = await client.call_tool("get_note", {"path": "../../etc/passwd"})
+        assert hostile.is_error and "'..'" in hostile.content[0].text, hostile
         try:
             await client.call_tool("no_such_tool", {})
         except MCPError as error:
             assert error.code == -32602, error
         else:
             raise AssertionError("an unknown tool did not raise")
+        resources = (await client.list_resources()).resources
+        uri = next(str(r.uri) for r in resources if r.name == "Inbox/Try tangzhong.md")
+        read = await client.read_resource(uri)
+        assert "tangzhong" in read.contents[0].text.lower(), read
         return client.protocol_version
 
 
 def main() -> int:
-    server = find_step(3).server
-    stdio = StdioServerParameters(command=sys.executable, args=[str(server), "--stdio"])
+    server = load_steps()[-1].server  # the newest step
     failures = 0
-    with running_server(server) as (url, _log):
+    with tempfile.TemporaryDirectory() as tmp, running_server(server, "--vault", str(vault_copy(tmp))) as (url, _):
+        stdio = StdioServerParameters(command=sys.executable, args=[str(server), "--stdio", "--vault", str(vault_copy(tmp))])
         for transport, target in (("stdio", stdio), ("http", url)):
             for mode in ("auto", "legacy"):
                 try:
                     version = anyio.run(conversation, target, mode)
-                    print(f"ok    {transport:5} {mode:6} spoke {version}: listed, called, isError, -32602")
+                    print(f"ok    {transport:5} {mode:6} spoke {version}: tools, notes, isError, -32602, resources")
                 except Exception as error:  # report every combination, then fail
                     failures += 1
-                    print(f"FAIL  {transport:5} {mode:6} {type(error).__name__}: {error}")
+                    print(f"FAIL  {transport:5} {mode:6} {type(error).__name__}: {error!r}")
     print(f"interop: {4 - failures} passed, {failures} failed")
     return 1 if failures else 0
+
+
+def vault_copy(tmp: str) -> Path:
+    vault = Path(tmp) / "vault"
+    if not vault.exists():
+        shutil.copytree(SAMPLE_VAULT, vault)
+    return vault
 
 
 if __name__ == "__main__":
