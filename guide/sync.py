@@ -191,7 +191,7 @@ def unquoted(steps_dir: Path, quoted: set[str]) -> list[str]:
 def sync(guide_dir: Path, steps_dir: Path, check: bool) -> list[str]:
     """Rewrite (or, with check, compare) every chapter; return the problems found."""
     problems, quoted = [], set()
-    for chapter in sorted(guide_dir.glob("*.md")):
+    for chapter in sorted(guide_dir.glob("[0-9][0-9]-*.md")):  # chapters; README and CONVENTIONS only show examples
         try:
             new_text, targets = sync_chapter(chapter, steps_dir)
         except SyncError as error:

@@ -23,6 +23,11 @@ def test_every_step_has_its_chapter_listed_in_the_guide_readme():
         assert f"({chapter.name})" in contents, f"guide/README.md does not link {chapter.name}"
 
 
+def test_the_conventions_are_linked_where_contributors_look():
+    assert "(CONVENTIONS.md)" in (ROOT / "guide" / "README.md").read_text()
+    assert "(guide/CONVENTIONS.md)" in (ROOT / "README.md").read_text()
+
+
 @pytest.fixture
 def tree(tmp_path):
     """A tiny steps/ and guide/ pair: one step, one region, one transcript."""
@@ -235,3 +240,13 @@ def test_wrong_include_options_are_reported(tree, target, problem):
     steps, guide, chapter = tree
     chapter.write_text(BLOCK.format(target=target) + BLOCK.format(target="01-demo/wire/01-hello.out"))
     assert problem in sync(guide, steps, check=True)[0]
+
+
+def test_only_numbered_chapters_are_synced(tree):
+    steps, guide, _chapter = tree
+    sync(guide, steps, check=False)
+    notes = guide / "CONVENTIONS.md"
+    notes.write_text("Example:\n\n```\n<!-- include: 01-demo/server.py#main -->\n<!-- /include -->\n```\n")
+    assert sync(guide, steps, check=True) == []
+    sync(guide, steps, check=False)
+    assert "def main" not in notes.read_text()
