@@ -67,11 +67,18 @@ def test_scratch_copies_hold_the_whole_step_and_survive_until_reset(tmp_path):
     assert reset(step, tmp_path) is False
 
 
-def test_the_scratch_folder_is_ignored_by_git_and_by_the_snapshot_rules():
+def test_the_scratch_folder_is_ignored_by_git_and_lies_outside_every_step():
     step = load_steps()[0]
     ignored = subprocess.run(["git", "check-ignore", "-q", str(scratch_path(step) / "server.py")], cwd=ROOT)
     assert ignored.returncode == 0, "steps/scratch/ is not in .gitignore"
-    assert not any(step.path.is_relative_to(scratch_path(step).parent) for step in load_steps())
+    for each in load_steps():  # so Step.files() and the snapshot rules never see a copy
+        assert not scratch_path(each).is_relative_to(each.path)
+
+
+def test_the_runner_says_when_there_is_no_copy_to_check(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "guide" / "exercises" / "run.py"), "1.1", "--folder",
+                           str(tmp_path / "nothing")], capture_output=True, text=True)
+    assert done.returncode == 1 and "make try-1" in done.stdout
 
 
 def test_make_wires_the_reader_commands():

@@ -250,3 +250,13 @@ def test_only_numbered_chapters_are_synced(tree):
     assert sync(guide, steps, check=True) == []
     sync(guide, steps, check=False)
     assert "def main" not in notes.read_text()
+
+
+def test_a_scratch_copy_of_a_step_is_not_part_of_the_steps(tree):
+    steps, guide, _chapter = tree
+    copy = steps / "scratch" / "01-demo"
+    copy.mkdir(parents=True)
+    (copy / "server.py").write_text("# region exercise\npass\n# endregion exercise\n")
+    (copy / "02-mine.out").write_text("> GET /mcp\n")
+    sync(guide, steps, check=False)
+    assert sync(guide, steps, check=True) == []
