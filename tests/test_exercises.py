@@ -11,7 +11,7 @@ from scratch_copy import make_copy, reset, scratch_path
 
 sys.path.insert(0, str(ROOT / "guide" / "exercises"))
 from patch import apply, parse  # noqa: E402
-from run import all_exercises, check, solve  # noqa: E402
+from run import all_exercises, check, record, solve  # noqa: E402
 
 EXERCISES = all_exercises()
 
@@ -24,6 +24,17 @@ def test_the_check_fails_before_the_solution_and_passes_after_it(exercise, tmp_p
     assert "  MISSING  " in before, f"the check should say what is missing, not break:\n{before}"
     apply(parse(exercise.solution.read_text()), copy)  # PatchError: the solution no longer fits the step
     assert check(exercise, copy) is True, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("exercise", EXERCISES[:1] + EXERCISES[4:5], ids=lambda e: e.id)
+def test_a_recorded_solution_rebuilds_the_solved_copy(exercise, tmp_path):
+    solved, _made = make_copy(exercise.step, tmp_path / "solved")
+    apply(parse(exercise.solution.read_text()), solved)
+    fresh, _made = make_copy(exercise.step, tmp_path / "fresh")
+    apply(parse(record(exercise, solved)), fresh)
+    for path in solved.rglob("*"):
+        if path.is_file():
+            assert (fresh / path.relative_to(solved)).read_text() == path.read_text()
 
 
 def test_every_chapter_has_exercises_and_every_exercise_has_its_parts():

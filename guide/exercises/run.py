@@ -5,8 +5,8 @@
     python3 guide/exercises/run.py 1.2 --solve      apply its solution to your copy (make solve-1.2)
     python3 guide/exercises/run.py 1.2 --folder D   check the copy of step 1 in folder D instead
     python3 guide/exercises/run.py --list           every exercise
-    python3 guide/exercises/run.py 1.2 --record D   write solution.diff from the solved copy in D
-                                                    (for whoever maintains the exercises)
+    python3 guide/exercises/run.py 1.2 --record D   write solution.diff from the solved copy in D, with
+                                    [--context N]   N lines of context (3 unless told; for maintainers)
 
 Exercise K of chapter N lives in guide/exercises/NN-step/K-name/: check.py says
 what the exercise asks for, solution.diff is one way to do it. Your copy is
@@ -125,7 +125,7 @@ def solve(exercise: Exercise, folder: Path) -> bool:
     return True
 
 
-def record(exercise: Exercise, folder: Path) -> str:
+def record(exercise: Exercise, folder: Path, context: int = 3) -> str:
     """The diff from the step to the solved copy in folder, as solution.diff keeps it."""
     step, copy = exercise.step, dataclasses.replace(exercise.step, folder=str(folder.resolve()))
     if step.files() - copy.files():
@@ -134,7 +134,7 @@ def record(exercise: Exercise, folder: Path) -> str:
     for name in sorted(copy.files()):
         new = (folder / name).read_text().splitlines(keepends=True)
         old = (step.path / name).read_text().splitlines(keepends=True) if name in step.files() else []
-        lines += difflib.unified_diff(old, new, f"a/{name}" if old else "/dev/null", f"b/{name}")
+        lines += difflib.unified_diff(old, new, f"a/{name}" if old else "/dev/null", f"b/{name}", n=context)
     if any(not line.endswith("\n") for line in lines):
         raise SystemExit("a file of the copy does not end with a newline; add one, then record again")
     return "".join(lines)
@@ -147,6 +147,7 @@ def main() -> int:
     parser.add_argument("--folder", type=Path, help="the copy to use (default: your scratch copy)")
     parser.add_argument("--list", action="store_true", help="list every exercise")
     parser.add_argument("--record", type=Path, metavar="FOLDER", help="write solution.diff from a solved copy")
+    parser.add_argument("--context", type=int, default=3, help="lines of context around each change (--record)")
     args = parser.parse_args()
     if args.list or not args.exercise:
         for exercise in all_exercises():
@@ -154,7 +155,7 @@ def main() -> int:
         return 0
     exercise = find_exercise(args.exercise)
     if args.record:
-        exercise.solution.write_text(record(exercise, args.record))
+        exercise.solution.write_text(record(exercise, args.record, args.context))
         print(f"wrote {shown(exercise.solution)}")
         return 0
     folder = args.folder or scratch_path(exercise.step)
