@@ -1,4 +1,4 @@
-"""Shared fixtures: real step servers on free ports."""
+"""Shared fixtures: real step servers on free ports. And the order the suite runs in."""
 import sys
 from pathlib import Path
 
@@ -10,6 +10,20 @@ sys.path.insert(0, str(ROOT / "steps"))  # manifest, launch, replay, check
 from helpers import Client, McpClient  # noqa: E402
 from launch import running_server  # noqa: E402
 from manifest import find_step  # noqa: E402
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "drift: compares the repository with itself (quoted code, snapshot copies, recorded transcripts)",
+    )
+
+
+def pytest_collection_modifyitems(items):
+    """Behaviour first, drift last. A bug in a step also makes its quoted code, its
+    copies and its transcripts differ; run first, those tests would hide the test
+    that names the behaviour, and `pytest -x` would stop there."""
+    items.sort(key=lambda item: item.get_closest_marker("drift") is not None)  # a stable sort
 
 
 @pytest.fixture(scope="module")
