@@ -7,7 +7,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "steps"))  # manifest, launch, replay, check
 
-from helpers import Client, McpClient  # noqa: E402
+from helpers import Client, McpClient, StdioServer  # noqa: E402
 from launch import running_server  # noqa: E402
 from manifest import find_step  # noqa: E402
 
@@ -36,3 +36,23 @@ def step1():
 def step2():
     with running_server(find_step(2).server) as (url, _log):
         yield McpClient(url)
+
+
+@pytest.fixture(scope="module")
+def step3():
+    with running_server(find_step(3).server) as (url, _log):
+        yield McpClient(url)
+
+
+@pytest.fixture(params=[2, 3], ids=["step2", "step3"])
+def server(request):
+    """Step 2 or step 3 over HTTP: a rule that lives in both is tested in both."""
+    return request.getfixturevalue(f"step{request.param}")
+
+
+@pytest.fixture
+def stdio():
+    """Step 3's server over stdio, a fresh process (a fresh session) for each test."""
+    server = StdioServer(find_step(3).server)
+    yield server
+    server.stop()
