@@ -41,7 +41,8 @@ def test_every_chapter_has_exercises_and_every_exercise_has_its_parts():
     chapters = {exercise.step.number for exercise in EXERCISES}
     assert chapters == {step.number for step in load_steps()}
     for exercise in EXERCISES:
-        assert sorted(p.name for p in exercise.path.iterdir() if p.name != "__pycache__") == ["check.py", "solution.diff"]
+        parts = sorted(p.name for p in exercise.path.iterdir() if p.name != "__pycache__")
+        assert parts == ["check.py", "solution.diff"], f"{exercise.path} holds {parts}"
         assert re.fullmatch(r"\d+-[a-z0-9]+(-[a-z0-9]+)*", exercise.path.name), exercise.path.name
     for step in load_steps():
         numbers = [e.number for e in EXERCISES if e.step == step]

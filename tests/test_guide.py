@@ -196,7 +196,8 @@ Shortened: repeated headers left out, JSON indented. In full: `cat steps/01-demo
 def brief_tree(tree, options="brief"):
     steps, guide, chapter = tree
     (steps / "01-demo" / "wire" / "01-hello.out").write_text(WIRE)
-    chapter.write_text(BLOCK.format(target="01-demo/server.py#main") + BLOCK.format(target=f"01-demo/wire/01-hello.out {options}"))
+    region, transcript = "01-demo/server.py#main", f"01-demo/wire/01-hello.out {options}"
+    chapter.write_text(BLOCK.format(target=region) + BLOCK.format(target=transcript))
     return steps, guide, chapter
 
 
