@@ -13,10 +13,12 @@ DEMO_NUMBERS := $(filter-out 1 2,$(STEP_NUMBERS))
 step_dir = $(wildcard steps/$(shell printf '%02d' $(1))-*)
 # Only the steps marked vault = true in steps.toml read a vault.
 vault_flag = $(if $(filter $(1),$(VAULT_STEPS)),--vault $(VAULT))
+# The reader's scratch copy of step N (made by make try-N, ignored by git).
+scratch_dir = steps/scratch/$(notdir $(call step_dir,$(1)))
 
 .PHONY: help run test check interop bench clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
 	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS)) \
-	$(addprefix demo-,$(DEMO_NUMBERS))
+	$(addprefix demo-,$(DEMO_NUMBERS)) $(addprefix try-,$(STEP_NUMBERS)) $(addprefix reset-,$(STEP_NUMBERS))
 
 help:
 	@echo "make run          run the newest step's server (from step 4 on, on the sample vault)"
@@ -25,6 +27,10 @@ help:
 	@echo "make check        the same for every step"
 	@echo "make diff-N       what step N changed since step N-1 (ALL=1 shows transcripts too)"
 	@echo "make demo-N       from step 3: a client that starts the server over stdio and prints the talk"
+	@echo "make try-N        copy step N to steps/scratch/ (once) and run the copy: the place for exercises"
+	@echo "make reset-N      throw the scratch copy of step N away"
+	@echo "make exercise-N.K check exercise K of chapter N on your scratch copy, e.g. make exercise-1.2"
+	@echo "make solve-N.K    apply exercise K's worked solution to your scratch copy of step N"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
 	@echo "make interop      the official MCP Python SDK's client against the newest step (own venv: .venv-interop)"
 	@echo "make bench        tools/call throughput and latency: step 3 beside an SDK server (BENCH_SECONDS=)"
@@ -46,6 +52,20 @@ check:
 
 $(addprefix demo-,$(DEMO_NUMBERS)): demo-%:
 	$(PYTHON) $(call step_dir,$*)/client.py
+
+$(addprefix try-,$(STEP_NUMBERS)): try-%:
+	@$(PYTHON) steps/scratch_copy.py $*
+	$(PYTHON) $(call scratch_dir,$*)/server.py --port $(PORT) $(call vault_flag,$*)
+
+$(addprefix reset-,$(STEP_NUMBERS)): reset-%:
+	@$(PYTHON) steps/scratch_copy.py $* --reset
+
+# N.K names exercise K of chapter N; guide/exercises/run.py finds it and says so if it does not exist.
+exercise-%:
+	@$(PYTHON) guide/exercises/run.py $*
+
+solve-%:
+	@$(PYTHON) guide/exercises/run.py $* --solve
 
 $(addprefix diff-,$(STEP_NUMBERS)): diff-%:
 	@$(PYTHON) steps/diff.py $* $(if $(ALL),--all)

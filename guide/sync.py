@@ -12,18 +12,36 @@ comments, `# region NAME` and `# endregion NAME`, which editors can fold.
 A `.out` transcript is shown with the command that produces it: the wire
 script of the same name, or else the Python program of the same name.
 
+A wire transcript can be shown brief, with only the lines that matter:
+
+    <!-- include: 02-protocol-and-sessions/wire/06-echo.out brief -->
+    <!-- include: 02-protocol-and-sessions/wire/17-origin-and-host.out brief keep=Content-Type drop=Host -->
+
+Brief keeps the request and status lines and the headers in BRIEF_KEEP (keep= and
+drop= change that set for one include), drops every other header, indents JSON
+bodies that travel on one line, and ends with the command that prints the whole
+transcript. The .out file keeps the wire form; the brief block is derived from
+it, so `make guide-check` holds it to the transcript like any other block.
+
     python3 guide/sync.py          rewrite every block from the code (make guide)
     python3 guide/sync.py --check  fail on a stale block, a missing file or region,
                                    a broken region, or a region or transcript no
                                    chapter shows
 """
+import json
 import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-INCLUDE = re.compile(r"^<!-- include: (?P<target>\S+) -->\n(?P<body>.*?)^<!-- /include -->$", re.M | re.S)
-OPENING = re.compile(r"^<!-- include: (\S+) -->$", re.M)
+INCLUDE = re.compile(
+    r"^<!-- include: (?P<target>\S+)(?P<options>(?: \S+)*) -->\n(?P<body>.*?)^<!-- /include -->$", re.M | re.S
+)
+OPENING = re.compile(r"^<!-- include: \S+(?: \S+)* -->$", re.M)
+# The headers a brief transcript keeps: what sessions, versions, routing and the door
+# checks are about. The rest (Content-Type, Content-Length, Accept, Connection...)
+# is the same in every exchange.
+BRIEF_KEEP = ("Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Origin", "Host", "Allow")
 REGION = re.compile(r"^\s*# (region|endregion) (\S+)\s*$")
 LANGUAGES = {".py": "python", ".sh": "bash", ".toml": "toml", ".json": "json", ".md": "markdown"}
 CODE_SUFFIXES = {".py", ".sh"}
@@ -56,17 +74,23 @@ def regions(path: Path) -> dict[str, list[str]]:
     return found
 
 
-def render(target: str, steps_dir: Path) -> str:
-    """The fenced block a chapter shows for `path` or `path#region`."""
+def render(target: str, steps_dir: Path, options: str = "") -> str:
+    """The fenced block a chapter shows for `path` or `path#region`, with options."""
     relative, _, name = target.partition("#")
     path = steps_dir / relative
     if not path.is_file():
         raise SyncError(f"no file steps/{relative}")
+    keep = brief_headers(options.split())
+    if keep is not None and not (path.suffix == ".out" and path.with_suffix(".sh").exists()):
+        raise SyncError(f"steps/{relative}: brief applies to wire transcripts (.out beside a .sh) only")
     if path.suffix == ".out":
         command = f"steps/{relative.removesuffix('.out')}.sh"
         if not path.with_suffix(".sh").exists():  # a transcript a Python program prints
             command = f"python3 steps/{relative.removesuffix('.out')}.py"
-        return fence("console", f"$ {command}\n" + path.read_text().rstrip("\n"))
+        if keep is None:
+            return fence("console", f"$ {command}\n" + path.read_text().rstrip("\n"))
+        shown = fence("console", f"$ {command}\n" + brief(path.read_text(), keep).rstrip("\n"))
+        return shown + f"Shortened: repeated headers left out, JSON indented. In full: `cat steps/{relative}`\n"
     if name:
         found = regions(path)
         if name not in found:
@@ -75,6 +99,51 @@ def render(target: str, steps_dir: Path) -> str:
     else:
         text = path.read_text().rstrip("\n")
     return fence(LANGUAGES.get(path.suffix, "text"), text)
+
+
+def brief_headers(options: list[str]) -> set[str] | None:
+    """The headers a brief block keeps, lower-cased; None when the block is not brief."""
+    if not options:
+        return None
+    if options[0] != "brief":
+        raise SyncError(f"unknown include option {options[0]!r}: the options are brief, keep=, drop=")
+    keep = {name.lower() for name in BRIEF_KEEP}
+    for option in options[1:]:
+        key, _, names = option.partition("=")
+        if key not in ("keep", "drop") or not names:
+            raise SyncError(f"unknown include option {option!r}: after brief come keep=A,B and drop=A,B")
+        change = {name.lower() for name in names.split(",")}
+        keep = keep | change if key == "keep" else keep - change
+    return keep
+
+
+def brief(transcript: str, keep: set[str]) -> str:
+    """A wire transcript with only the headers in keep, and one-line JSON bodies indented."""
+    lines, in_headers = [], False
+    for line in transcript.splitlines():
+        if line in (">", "<"):  # the end of a header block
+            in_headers = False
+        elif line.startswith(("> ", "< ")) and not in_headers:  # a request or status line
+            in_headers = True
+        elif in_headers:
+            if line[2:].partition(":")[0].strip().lower() not in keep:
+                continue
+        else:
+            line = indented(line)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def indented(line: str) -> str:
+    """A body line that is JSON exactly as json.dumps wrote it, indented; any other line as it is,
+    so a brief block never shows a body that differs from what was sent."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(value, (dict, list)) or json.dumps(value) != line:
+        return line
+    return json.dumps(value, indent=2)
 
 
 def fence(language: str, text: str) -> str:
@@ -92,10 +161,10 @@ def sync_chapter(chapter: Path, steps_dir: Path) -> tuple[str, list[str]]:
     def replace(match: re.Match) -> str:
         targets.append(match["target"])
         try:
-            body = render(match["target"], steps_dir)
+            body = render(match["target"], steps_dir, match["options"])
         except SyncError as error:
             raise SyncError(f"{chapter.name}: {error}") from None
-        return f"<!-- include: {match['target']} -->\n{body}<!-- /include -->"
+        return f"<!-- include: {match['target']}{match['options']} -->\n{body}<!-- /include -->"
 
     return INCLUDE.sub(replace, text), targets
 
@@ -122,7 +191,7 @@ def unquoted(steps_dir: Path, quoted: set[str]) -> list[str]:
 def sync(guide_dir: Path, steps_dir: Path, check: bool) -> list[str]:
     """Rewrite (or, with check, compare) every chapter; return the problems found."""
     problems, quoted = [], set()
-    for chapter in sorted(guide_dir.glob("*.md")):
+    for chapter in sorted(guide_dir.glob("[0-9][0-9]-*.md")):  # chapters; README and CONVENTIONS only show examples
         try:
             new_text, targets = sync_chapter(chapter, steps_dir)
         except SyncError as error:

@@ -4,7 +4,9 @@
     python3 steps/check.py 1          start step 1, replay wire/*.sh (and client.py where a
                                       step has one), compare with the recorded *.out
     python3 steps/check.py            every step
-    python3 steps/check.py 1 --update record the transcripts anew (then run `make guide`)
+    python3 steps/check.py 1 --update record the transcripts anew (then run `make guide`); for
+                                      whoever maintains the guide, never for an exercise:
+                                      those are done on a scratch copy (make try-N)
     python3 steps/check.py 1 --no-curl replay with Python even where curl exists
 
 The server runs on a free port with a copy of the sample vault, so a check never
@@ -70,14 +72,26 @@ def check(step: Step, use_curl: bool, update: bool) -> bool:
             )
             sys.stdout.writelines("           " + line for line in diff)
     if not ok:
-        print(
-            f"\n  The server answered differently from the recorded transcript.\n"
-            f"  - Changed the step on purpose? Record the new answers and refresh the guide:\n"
-            f"      python3 steps/check.py {step.number} --update && make guide\n"
-            f"  - Did not mean to? Compare with `make diff-{step.number}` and read the lines\n"
-            f"    marked + above: they are what the server says now."
-        )
+        print(advice(step))
     return ok
+
+
+def advice(step: Step) -> str:
+    """What to do about a difference. Readers come first: for them the step is read-only,
+    and recording new transcripts would overwrite what the chapter shows."""
+    n, name = step.number, Path(step.folder).name
+    folder = f"steps/{name}"
+    return (
+        f"\n  The server answered differently from the recorded transcript: the lines marked +\n"
+        f"  above are what it says now.\n"
+        f"  Reading the guide, or doing an exercise? Leave {folder} as it is:\n"
+        f"    - exercises are done on a scratch copy: make try-{n}, then edit steps/scratch/{name}/\n"
+        f"      and check your work with make exercise-{n}.K (K is the exercise's number);\n"
+        f"    - git diff {folder} shows what changed here, git restore {folder} undoes it.\n"
+        f"  Maintaining the guide, and changed step {n} on purpose? Record the new answers,\n"
+        f"  then refresh the chapters that quote them, and read both diffs before committing:\n"
+        f"      python3 steps/check.py {n} --update && make guide"
+    )
 
 
 def main() -> int:

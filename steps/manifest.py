@@ -18,6 +18,8 @@ class Step:
     changes: list[str]
     removes: list[str] = field(default_factory=list)
     vault: bool = False
+    note: str = ""  # what the step did to the code, for make diff-N
+    moves: list[dict] = field(default_factory=list)  # {from = "file:name", to = ["file:name", ...]}
 
     @property
     def path(self) -> Path:

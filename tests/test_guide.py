@@ -25,6 +25,11 @@ def test_every_step_has_its_chapter_listed_in_the_guide_readme():
         assert f"({chapter.name})" in contents, f"guide/README.md does not link {chapter.name}"
 
 
+def test_the_conventions_are_linked_where_contributors_look():
+    assert "(CONVENTIONS.md)" in (ROOT / "guide" / "README.md").read_text()
+    assert "(guide/CONVENTIONS.md)" in (ROOT / "README.md").read_text()
+
+
 @pytest.fixture
 def tree(tmp_path):
     """A tiny steps/ and guide/ pair: one step, one region, one transcript."""
@@ -125,3 +130,136 @@ def test_a_transcript_without_a_script_is_shown_with_its_python_program(tree):
     chapter.write_text(chapter.read_text() + BLOCK.format(target="01-demo/client.out"))
     sync(guide, steps, check=False)
     assert "```console\n$ python3 steps/01-demo/client.py\n>>> hi\n```" in chapter.read_text()
+
+
+WIRE = """\
+> POST /mcp
+> Content-Type: application/json
+> Accept: application/json, text/event-stream
+> Mcp-Session-Id: <session-id>
+> Origin: http://localhost:5173
+>
+{"jsonrpc": "2.0", "id": 1, "method": "ping"}
+< HTTP/1.1 200 OK
+< Content-Type: application/json
+< Content-Length: 36
+< Connection: keep-alive
+< Allow: POST
+<
+{"jsonrpc": "2.0", "id": 1, "result": {}}
+
+> POST /mcp
+> Host: evil.example
+>
+{"jsonrpc":"2.0","id":2}
+< HTTP/1.1 200 OK
+< Content-Type: text/event-stream
+< Cache-Control: no-cache
+<
+event: message
+data: {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+"""
+
+BRIEF = """\
+```console
+$ steps/01-demo/wire/01-hello.sh
+> POST /mcp
+> Mcp-Session-Id: <session-id>
+> Origin: http://localhost:5173
+>
+{
+  "jsonrpc": "2.0",
+  "id": 1,
+  "method": "ping"
+}
+< HTTP/1.1 200 OK
+< Allow: POST
+<
+{
+  "jsonrpc": "2.0",
+  "id": 1,
+  "result": {}
+}
+
+> POST /mcp
+> Host: evil.example
+>
+{"jsonrpc":"2.0","id":2}
+< HTTP/1.1 200 OK
+<
+event: message
+data: {"jsonrpc": "2.0", "id": 2, "result": {}}
+```
+Shortened: repeated headers left out, JSON indented. In full: `cat steps/01-demo/wire/01-hello.out`
+"""
+
+
+def brief_tree(tree, options="brief"):
+    steps, guide, chapter = tree
+    (steps / "01-demo" / "wire" / "01-hello.out").write_text(WIRE)
+    region, transcript = "01-demo/server.py#main", f"01-demo/wire/01-hello.out {options}"
+    chapter.write_text(BLOCK.format(target=region) + BLOCK.format(target=transcript))
+    return steps, guide, chapter
+
+
+def test_a_brief_block_keeps_what_matters_and_indents_json(tree):
+    steps, guide, chapter = brief_tree(tree)
+    assert sync(guide, steps, check=False) == []
+    assert "<!-- include: 01-demo/wire/01-hello.out brief -->\n" + BRIEF + "<!-- /include -->" in chapter.read_text()
+    assert sync(guide, steps, check=True) == []
+
+
+def test_keep_and_drop_change_the_kept_headers_for_one_block(tree):
+    steps, guide, chapter = brief_tree(tree, "brief keep=content-type,Connection drop=Origin")
+    sync(guide, steps, check=False)
+    text = chapter.read_text()
+    assert "< Content-Type: application/json\n" in text and "< Content-Type: text/event-stream\n" in text
+    assert "< Connection: keep-alive\n" in text and "> Content-Type: application/json\n" in text
+    assert "Origin:" not in text and "< Content-Length" not in text and "> Mcp-Session-Id: <session-id>\n" in text
+
+
+def test_a_drifted_brief_block_fails_the_check(tree):
+    steps, guide, chapter = brief_tree(tree)
+    sync(guide, steps, check=False)
+    chapter.write_text(chapter.read_text().replace("> Mcp-Session-Id: <session-id>\n", ""))
+    assert sync(guide, steps, check=True) == ["01-demo.md: quoted code or transcript differs from the steps"]
+    sync(guide, steps, check=False)
+    out = steps / "01-demo" / "wire" / "01-hello.out"
+    out.write_text(out.read_text().replace('"result": {}}', '"result": {"changed": true}}', 1))
+    assert sync(guide, steps, check=True) == ["01-demo.md: quoted code or transcript differs from the steps"]
+
+
+@pytest.mark.parametrize(
+    "target,problem",
+    [
+        ("01-demo/wire/01-hello.out short", "unknown include option 'short'"),
+        ("01-demo/wire/01-hello.out brief keep", "unknown include option 'keep'"),
+        ("01-demo/wire/01-hello.out keep=Host", "unknown include option 'keep=Host'"),
+        ("01-demo/server.py#main brief", "brief applies to wire transcripts"),
+    ],
+)
+def test_wrong_include_options_are_reported(tree, target, problem):
+    steps, guide, chapter = tree
+    chapter.write_text(BLOCK.format(target=target) + BLOCK.format(target="01-demo/wire/01-hello.out"))
+    assert problem in sync(guide, steps, check=True)[0]
+
+
+def test_only_numbered_chapters_are_synced(tree):
+    steps, guide, _chapter = tree
+    sync(guide, steps, check=False)
+    notes = guide / "CONVENTIONS.md"
+    notes.write_text("Example:\n\n```\n<!-- include: 01-demo/server.py#main -->\n<!-- /include -->\n```\n")
+    assert sync(guide, steps, check=True) == []
+    sync(guide, steps, check=False)
+    assert "def main" not in notes.read_text()
+
+
+def test_a_scratch_copy_of_a_step_is_not_part_of_the_steps(tree):
+    steps, guide, _chapter = tree
+    copy = steps / "scratch" / "01-demo"
+    copy.mkdir(parents=True)
+    (copy / "server.py").write_text("# region exercise\npass\n# endregion exercise\n")
+    (copy / "02-mine.out").write_text("> GET /mcp\n")
+    sync(guide, steps, check=False)
+    assert sync(guide, steps, check=True) == []

@@ -4,7 +4,6 @@ The rules are functions that return what they find wrong, so that they run on th
 repository's steps and on small broken trees made for the purpose."""
 import dataclasses
 
-import diff
 import pytest
 
 from manifest import ROOT, Step, find_step, load_steps
@@ -188,14 +187,3 @@ def test_an_unknown_step_number_is_refused_with_a_message():
     with pytest.raises(SystemExit, match="There is no step 99 in steps/steps.toml"):
         find_step(99)
 
-
-def test_diff_shows_code_before_transcripts_and_lists_removals():
-    lines = diff.step_diff(2)
-    names = [line.split(" ", 1)[1].strip() for line in lines if line.startswith("+++ ")]
-    assert names[0].endswith(".py")
-    assert "changed transcript: 02-protocol-and-sessions/wire/01-initialize.out (--all shows it)\n" in lines
-    assert "new transcript: 02-protocol-and-sessions/wire/02-too-early.out (--all shows it)\n" in lines
-    assert "removed wire/08-broken-body.sh\n" in lines
-    full = diff.step_diff(2, transcripts=True)
-    assert not any(" transcript: " in line for line in full)
-    assert any(line.startswith("+++ 02-protocol-and-sessions/wire/01-initialize.out") for line in full)
