@@ -26,7 +26,7 @@ than MAX_DEPTH is refused, and the work grows in step with the length of the blo
 (each line is looked at a few times, never once per other line).
 """
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MAX_CHARS = 200_000  # real frontmatter is a few hundred characters
 MAX_DEPTH = 64  # nesting levels of maps and lists
@@ -47,6 +47,7 @@ class Frontmatter:
     body_line: int  # line number (1-based, in the whole note) of the body's first line
     yaml: str | None = None  # the text between the two `---` lines; None without a block
     error: str = ""  # why the block was not read, e.g. "line 3: unclosed quote"
+    key_lines: dict[str, int] = field(default_factory=dict)  # line in the note of each property
 
 
 # region split
@@ -73,17 +74,19 @@ def read_frontmatter(text: str) -> Frontmatter:
     if yaml is None:
         return Frontmatter({}, body, body_line)
     try:
-        return Frontmatter(parse_yaml(yaml), body, body_line, yaml)
+        parser = _Parser(yaml)
+        data = parser.document()
     except YamlError as error:
-        return Frontmatter({}, body, body_line, yaml, f"frontmatter not read: {error}")
+        reason = f"frontmatter not read: line {error.line + 1} of the note: {error.reason}"
+        return Frontmatter({}, body, body_line, yaml, reason)
+    key_lines = {key: line + 1 for key, line in parser.key_lines.items()}  # the block starts on line 2
+    return Frontmatter(data, body, body_line, yaml, key_lines=key_lines)
 # endregion split
 
 
 # region document
 def parse_yaml(text: str) -> dict:
     """The properties a frontmatter block defines; YamlError when it is not the subset."""
-    if len(text) > MAX_CHARS:
-        raise YamlError(1, f"frontmatter longer than {MAX_CHARS} characters")
     return _Parser(text).document()
 
 
@@ -91,6 +94,8 @@ class _Parser:
     """Reads block YAML line by line; flow values ([..], {..}, quotes) go to _Flow."""
 
     def __init__(self, text: str):
+        if len(text) > MAX_CHARS:
+            raise YamlError(1, f"frontmatter longer than {MAX_CHARS} characters")
         self.text = text.replace("\r\n", "\n")
         self.lines = self.text.split("\n")
         if self.lines[-1] == "":
@@ -101,6 +106,7 @@ class _Parser:
         self.ends_with_break = self.text.endswith("\n")
         self.i = 0  # the line being read
         self.depth = 0
+        self.key_lines = {}  # the line (1-based, in the block) of each top-level key
         self._cut_at_document_end()
 
     def _cut_at_document_end(self):
@@ -178,6 +184,8 @@ class _Parser:
             key, value_start = entry
             if key in result:
                 raise YamlError(self.i + 1, f"the key {key!r} appears twice")
+            if self.depth == 1:
+                self.key_lines[key] = self.i + 1
             position = self.starts[self.i] + indent + value_start
             result[key] = self._value(position, indent, list_may_follow=True)
         self._check_dedent(indent)
