@@ -86,7 +86,8 @@ def contents(step: Step, before: Step | None) -> list[str]:
     kind = "wire scripts" if all(name.startswith("wire/") for name in others) else "other files"
     parts = code + [f"{len(others)} {kind}"] * bool(others) + [f"{len(transcripts)} transcripts"] * bool(transcripts)
     parts += [f"{len(step.removes)} files removed"] * bool(step.removes)
-    return [line + "\n" for line in textwrap.wrap("Below: " + ", ".join(parts) + ".", 88, subsequent_indent="  ")] + ["\n"]
+    wrapped = textwrap.wrap("Below: " + ", ".join(parts) + ".", 88, subsequent_indent="  ")
+    return [line + "\n" for line in wrapped] + ["\n"]
 
 
 def order_in(files: dict[str, list[Piece]], origin: Ref) -> tuple[int, int]:

@@ -36,8 +36,9 @@ def plan(step: Step, before: Step | None) -> Plan:
     code = [name for name in step.changes if name.endswith(".py")]
     old_files = set(code) | {n for n in step.removes if n.endswith(".py")}
     old_files |= {ref(move["from"])[0] for move in step.moves}
+    old_files = sorted(n for n in old_files if before and (before.path / n).is_file())
     result = Plan(
-        old={n: pieces((before.path / n).read_text()) for n in sorted(old_files) if before and (before.path / n).is_file()},
+        old={n: pieces((before.path / n).read_text()) for n in old_files},
         new={n: pieces((step.path / n).read_text()) for n in code},
     )
     old_names = {(f, p.name) for f, found in result.old.items() for p in found}

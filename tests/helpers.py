@@ -1,6 +1,10 @@
-"""A small HTTP client for the tests: every header and byte is the test's choice."""
+"""Small clients for the tests, over HTTP and stdio: every header and byte is the test's choice."""
 import http.client
 import json
+import queue
+import subprocess
+import sys
+import threading
 from urllib.parse import urlsplit
 
 
@@ -66,3 +70,43 @@ class McpClient(Client):
     def send(self, session_id, message, headers=None) -> Reply:
         session_headers = {"Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-11-25"}
         return self.post(message, {**session_headers, **(headers or {})})
+
+
+class StdioServer:
+    """A step's server started with --stdio, spoken to one line at a time.
+
+    A thread reads stdout into a queue, so that a server that stays silent fails
+    the test after a timeout instead of hanging it."""
+
+    def __init__(self, server_py):
+        self.process = subprocess.Popen(
+            [sys.executable, str(server_py), "--stdio"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+
+    def _read_stdout(self):
+        for line in self.process.stdout:
+            self.lines.put(line)
+
+    def send_line(self, data: bytes):
+        self.process.stdin.write(data + b"\n")
+        self.process.stdin.flush()
+
+    def send(self, message):
+        self.send_line(json.dumps(message).encode())
+
+    def read(self, timeout=10) -> dict:
+        return json.loads(self.lines.get(timeout=timeout))
+
+    def ask(self, message) -> dict:
+        self.send(message)
+        return self.read()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=10)
+        self.process.stdin.close()
+        self.process.stderr.close()

@@ -23,7 +23,8 @@ def test_the_story_comes_before_any_change():
     assert lines[0] == "Step 2: The protocol done properly (guide/02-protocol-and-sessions.md)\n"
     assert "The one file of step 1 is split by what each part knows." in " ".join(story.split())
     assert "Where step 1's code went:\n" in story
-    assert re.search(r"server\.py:handle +->  protocol\.py:Server\.handle\n +->  protocol\.py:Server\.on_request\n", story)
+    handle = r"server\.py:handle +->  protocol\.py:Server\.handle\n +->  protocol\.py:Server\.on_request\n"
+    assert re.search(handle, story)
     # A class takes its methods along by name, unless one has a move of its own.
     assert re.search(r"server\.py:Handler\.send_json +->  http_transport\.py:McpHandler\.send_json\n", story)
     assert re.search(r"server\.py:Handler\.do_POST +->  http_transport\.py:McpHandler\.post\n", story)
@@ -32,7 +33,8 @@ def test_the_story_comes_before_any_change():
 
 def test_a_moved_definition_is_compared_with_what_it_was():
     text = "".join(diff.step_diff(2))
-    assert "--- 01-raw-dispatcher/server.py:handle\n+++ 02-protocol-and-sessions/protocol.py:Server.on_request\n" in text
+    moved = "--- 01-raw-dispatcher/server.py:handle\n+++ 02-protocol-and-sessions/protocol.py:Server.on_request\n"
+    assert moved in text
     # The moved lines are not shown a second time as removed from server.py.
     assert "--- 01-raw-dispatcher/server.py:handle\n+++ /dev/null" not in text
 

@@ -38,10 +38,15 @@ def test_a_recorded_solution_rebuilds_the_solved_copy(exercise, tmp_path):
 
 
 def test_every_chapter_has_exercises_and_every_exercise_has_its_parts():
-    chapters = {exercise.step.number for exercise in EXERCISES}
-    assert chapters == {step.number for step in load_steps()}
+    with_exercises = {exercise.step.number for exercise in EXERCISES}
+    for step in load_steps():
+        assert step.number in with_exercises, (
+            f"chapter {step.number} has no exercises: add them under guide/exercises/{step.folder}/ "
+            f"as guide/CONVENTIONS.md describes"
+        )
     for exercise in EXERCISES:
-        assert sorted(p.name for p in exercise.path.iterdir() if p.name != "__pycache__") == ["check.py", "solution.diff"]
+        parts = sorted(p.name for p in exercise.path.iterdir() if p.name != "__pycache__")
+        assert parts == ["check.py", "solution.diff"], f"{exercise.path} holds {parts}"
         assert re.fullmatch(r"\d+-[a-z0-9]+(-[a-z0-9]+)*", exercise.path.name), exercise.path.name
     for step in load_steps():
         numbers = [e.number for e in EXERCISES if e.step == step]

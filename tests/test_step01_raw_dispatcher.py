@@ -2,6 +2,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from helpers import rpc
 from manifest import find_step
 
@@ -55,6 +57,17 @@ def test_echo_returns_its_text(step1):
     assert result["isError"] is False
 
 
+def test_echo_without_text_returns_empty_text_and_does_not_crash(step1):
+    for params in ({"name": "echo", "arguments": {}}, {"name": "echo"}):
+        body = step1.post(rpc("tools/call", **params)).json()
+        assert body["result"] == {"content": [{"type": "text", "text": ""}], "isError": False}
+
+
+def test_ping_tool_needs_no_arguments(step1):
+    result = step1.post(rpc("tools/call", name="ping")).json()["result"]
+    assert result == {"content": [{"type": "text", "text": "pong"}], "isError": False}
+
+
 def test_unknown_tool_is_a_result_with_is_error(step1):
     reply = step1.post(rpc("tools/call", id=9, name="rm_rf", arguments={}))
     assert reply.status == 200
@@ -100,8 +113,9 @@ def test_a_crash_inside_a_method_is_an_internal_error_and_the_server_lives(step1
     assert step1.post(rpc("tools/list")).status == 200
 
 
-def test_other_paths_are_404(step1):
-    reply = step1.post(rpc("tools/list"), path="/")
+@pytest.mark.parametrize("path", ["/", "/mcp/x", "/mcpx", "/MCP", "/x/mcp"])
+def test_other_paths_are_404(step1, path):
+    reply = step1.post(rpc("tools/list"), path=path)
     assert reply.status == 404
     assert b"POST /mcp" in reply.body
 

@@ -432,3 +432,30 @@ def test_random_hostile_paths_end_in_a_note_inside_or_a_vault_error(vault, root)
             assert str(error)
             continue
         assert real.is_relative_to(root) and real.suffix == ".md" and real.is_file(), user_path
+
+
+# The listing is cached while no folder changes; every change shows at once.
+
+def test_the_listing_sees_notes_added_removed_and_renamed_at_once(tmp_path):
+    (tmp_path / "Bread").mkdir()
+    (tmp_path / "Bread" / "Rye.md").write_text("rye")
+    vault = Vault(tmp_path)
+    assert vault.list_notes() == ["Bread/Rye.md"]
+    (tmp_path / "Bread" / "Spelt.md").write_text("spelt")
+    assert vault.list_notes() == ["Bread/Rye.md", "Bread/Spelt.md"]
+    (tmp_path / "Bread" / "Rye.md").rename(tmp_path / "Bread" / "Dark rye.md")
+    assert vault.list_notes() == ["Bread/Dark rye.md", "Bread/Spelt.md"]
+    (tmp_path / "Bread" / "Deep").mkdir()
+    (tmp_path / "Bread" / "Deep" / "Note.md").write_text("deep")
+    assert vault.list_notes("Bread/Deep") == ["Bread/Deep/Note.md"]
+    (tmp_path / "Bread" / "Spelt.md").unlink()
+    assert vault.list_notes() == ["Bread/Dark rye.md", "Bread/Deep/Note.md"]
+
+
+def test_an_unchanged_vault_is_not_walked_again(tmp_path, monkeypatch):
+    (tmp_path / "Note.md").write_text("x")
+    vault = Vault(tmp_path)
+    vault.list_notes()
+    vault._walked_at += 10 * 10**9  # as if the walk had been long after the last change
+    monkeypatch.setattr(vault, "walk", lambda: pytest.fail("walked although nothing changed"))
+    assert vault.list_notes() == ["Note.md"]

@@ -15,6 +15,7 @@ STEPS = [step for step in load_steps() if step.wire_scripts()]
 MODES = ["curl", "python"]
 
 
+@pytest.mark.drift
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("step", STEPS, ids=lambda s: s.folder)
 def test_transcripts_match(step, mode):
@@ -25,6 +26,7 @@ def test_transcripts_match(step, mode):
         assert actual == out_path.read_text(), f"{out_path.name} differs; run make check-{step.number}"
 
 
+@pytest.mark.drift
 @pytest.mark.parametrize("step", STEPS, ids=lambda s: s.folder)
 def test_every_script_is_readable_by_the_python_replay(step):
     for script in step.wire_scripts():
@@ -56,6 +58,7 @@ def run_check(*args, env=None):
     )
 
 
+@pytest.mark.drift
 def test_make_check_passes_without_curl_on_the_path(tmp_path):
     # A PATH with python but no curl: the check must fall back to the Python replay.
     bin_dir = tmp_path / "bin"

@@ -129,7 +129,8 @@ def record(exercise: Exercise, folder: Path, context: int = 3) -> str:
     """The diff from the step to the solved copy in folder, as solution.diff keeps it."""
     step, copy = exercise.step, dataclasses.replace(exercise.step, folder=str(folder.resolve()))
     if step.files() - copy.files():
-        raise SystemExit(f"{shown(folder)} lacks {sorted(step.files() - copy.files())}: a solution adds and changes files only")
+        missing = sorted(step.files() - copy.files())
+        raise SystemExit(f"{shown(folder)} lacks {missing}: a solution adds and changes files, and removes none")
     lines = []
     for name in sorted(copy.files()):
         new = (folder / name).read_text().splitlines(keepends=True)
@@ -164,8 +165,8 @@ def main() -> int:
             make_copy(exercise.step)
         return 0 if solve(exercise, folder) else 1
     if not (folder / "server.py").is_file():
-        print(f"There is no copy of step {exercise.step.number} in {shown(folder)} yet: make try-{exercise.step.number} "
-              f"makes one, and runs it.")
+        number = exercise.step.number
+        print(f"There is no copy of step {number} in {shown(folder)} yet: make try-{number} makes one, and runs it.")
         return 1
     return 0 if check(exercise, folder) else 1
 

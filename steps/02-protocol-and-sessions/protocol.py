@@ -15,7 +15,7 @@ SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  #
 BATCH_VERSIONS = ("2025-03-26",)  # the one revision whose servers must accept JSON-RPC batches
 SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.2.0"}
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
-INSTRUCTIONS = "A teaching server. Call ping to test the connection and echo to get text back."
+INSTRUCTIONS = "A teaching server with two tools: the tool ping answers pong, the tool echo returns its text."
 
 # region errors
 PARSE_ERROR = -32700

@@ -27,7 +27,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.3.0"}
 CAPABILITIES = {"tools": {"listChanged": False}}
-INSTRUCTIONS = "A teaching server. Call ping to test the connection and echo to get text back."
+INSTRUCTIONS = "A teaching server with two tools: the tool ping answers pong, the tool echo returns its text."
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 CACHE_HINTS = {"ttlMs": 300_000, "cacheScope": "public"}  # the tool list is the same for everyone
 

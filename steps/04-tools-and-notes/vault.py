@@ -33,6 +33,8 @@ import bisect
 import json
 import os
 import stat
+import threading
+import time
 import unicodedata
 from pathlib import Path, PureWindowsPath
 from urllib.parse import quote, unquote
@@ -95,6 +97,10 @@ class Vault:
         self.root = Path(root).resolve(strict=True)  # once: every check compares with this
         if not self.root.is_dir():
             raise NotADirectoryError(f"The vault {root} is not a folder")
+        self._lock = threading.Lock()  # handler threads share the listing below
+        self._listing: list[str] | None = None
+        self._folder_times: dict[str, int] = {}
+        self._walked_at = 0
 
     def resolve(self, user_path) -> Path:
         """The real file of the note user_path names, or a VaultError saying why not."""
@@ -175,11 +181,43 @@ class Vault:
     def list_notes(self, folder=None) -> list[str]:
         """The vault-relative paths of the notes in folder and its subfolders, sorted.
         folder is judged like any path from a model; None means the whole vault."""
-        start, prefix = (self.root, "") if folder is None else self.find_folder(folder)
-        notes, pending = [], [(start, prefix)]
+        notes = self.all_notes()
+        if folder is None:
+            return notes
+        _, prefix = self.find_folder(folder)
+        return [note for note in notes if note.startswith(prefix)]
+
+    def all_notes(self) -> list[str]:
+        """Every note of the vault, from the last walk while no folder has changed.
+
+        Adding, removing or renaming a file changes its folder's modification time,
+        so checking for changes costs one stat per folder, not a read of every
+        folder: a few milliseconds for ten thousand notes instead of tens."""
+        with self._lock:
+            if self._listing is None or self.folders_changed():
+                self._walked_at = time.time_ns()
+                self._listing, self._folder_times = self.walk()
+            return self._listing
+
+    def folders_changed(self) -> bool:
+        for folder, seen in self._folder_times.items():
+            try:
+                now = os.stat(folder).st_mtime_ns
+            except OSError:
+                return True
+            # A change in the same clock tick as the walk would leave the time as it
+            # was (some file systems count in whole seconds): recent times prove nothing.
+            if now != seen or now >= self._walked_at - 2 * 10**9:
+                return True
+        return False
+
+    def walk(self) -> tuple[list[str], dict[str, int]]:
+        """(every note, sorted; each folder walked and its modification time)."""
+        notes, times, pending = [], {}, [(str(self.root), "")]
         while pending:
             directory, prefix = pending.pop()
             try:
+                times[directory] = os.stat(directory).st_mtime_ns  # before reading: a later change shows
                 entries = list(os.scandir(directory))
             except OSError:
                 continue  # an unreadable folder hides its notes, not everyone else's
@@ -191,7 +229,7 @@ class Vault:
                     pending.append((entry.path, prefix + entry.name + "/"))
                 elif self.is_note(entry):
                     notes.append(prefix + entry.name)
-        return sorted(notes)
+        return sorted(notes), times
 
     def is_note(self, entry: os.DirEntry) -> bool:
         """A .md file; if it is a symlink, one that leads to a visible file of the vault."""

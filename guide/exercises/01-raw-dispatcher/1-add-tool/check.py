@@ -24,7 +24,8 @@ def check(server):
     ok("add answers 2 + 3 and 2.5 + 0.25")
 
     for arguments, wrong in (({"a": 2}, "b"), ({"a": "2", "b": 3}, "a")):
-        tool_error(server.call("tools/call", {"name": "add", "arguments": arguments}), f"add {shown(arguments)}", wrong)
+        answer = server.call("tools/call", {"name": "add", "arguments": arguments})
+        tool_error(answer, f"add {shown(arguments)}", wrong)
     # Python counts True as an int (bool is a subclass of int); JSON Schema does not count true as a number.
     tool_error(server.call("tools/call", {"name": "add", "arguments": {"a": 1, "b": True}}), 'add {"a": 1, "b": true}',
                "b", "Python counts True as an int (bool is a subclass of int): test isinstance(value, bool) too.")

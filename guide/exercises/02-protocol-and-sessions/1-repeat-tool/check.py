@@ -12,8 +12,8 @@ def check(server):
            f"repeat's inputSchema should declare 'text' with \"type\": \"string\"; it says {shown(schema)}")
     times = properties.get("times", {})
     expect((times.get("type"), times.get("minimum"), times.get("maximum")) == ("integer", 1, 10),
-           f"repeat's inputSchema should declare 'times' as {{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 10}}; "
-           f"it says {shown(times)}")
+           f"repeat's inputSchema should declare 'times' as "
+           f"{{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 10}}; it says {shown(times)}")
     expect(set(schema.get("required", [])) >= {"text", "times"},
            f"repeat's inputSchema should list text and times under \"required\"; it says {shown(schema)}")
     ok("tools/list offers repeat, and its schema states the limits")

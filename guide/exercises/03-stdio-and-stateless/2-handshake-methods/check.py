@@ -3,8 +3,8 @@ from probe import expect, ok, shown
 
 
 def check(server):
-    for method in ("ping", "initialize"):
-        params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}} if method == "initialize" else {}
+    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}}
+    for method, params in (("ping", {}), ("initialize", initialize)):
         reply = server.stateless(method, params)
         answer = reply.json()
         error = answer.get("error") or {}
