@@ -1,3 +1,4 @@
+# region decisions
 """The one place that turns a path a model sent into a file of the vault.
 
 Every path from a model is untrusted. Vault.resolve judges it as text first, then
@@ -26,6 +27,7 @@ Decisions:
 - Text is UTF-8; undecodable bytes become U+FFFD, as Obsidian shows them, so one
   bad byte does not hide a whole note. A leading byte order mark is dropped.
 """
+# endregion decisions
 import base64
 import bisect
 import json
@@ -54,6 +56,7 @@ class InvalidCursor(VaultError):
     """A pagination cursor this server did not hand out."""
 
 
+# region path-as-text
 def path_parts(user_path) -> list[str]:
     """The segments of a path the model sent, judged as text alone."""
     if not isinstance(user_path, str):
@@ -75,6 +78,7 @@ def path_parts(user_path) -> list[str]:
             "(like .obsidian or .trash) are not notes"
         )
     return parts
+# endregion path-as-text
 
 
 def spellings(relative: str) -> list[str]:
@@ -142,6 +146,7 @@ class Vault:
                 raise VaultError(f"{shown(relative)} cannot be opened: {error.strerror}") from None
         return None
 
+    # region real-inside
     def real_inside(self, relative: str) -> Path:
         """Where relative really is, after symlinks; it must be a visible part of the vault."""
         try:
@@ -157,6 +162,7 @@ class Vault:
 
     def allowed(self, real: Path) -> bool:
         return real.is_relative_to(self.root) and not hidden(real.relative_to(self.root).parts)
+    # endregion real-inside
 
     def read_note(self, user_path) -> tuple[str, str]:
         """(the note's vault-relative path, its text)."""
@@ -265,6 +271,7 @@ def shown(value, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# region cursors
 # A cursor names the last path of the page before, not a position: a note added or
 # deleted between two calls shifts nothing. The prefix tells a real cursor from noise.
 CURSOR_PREFIX = "after:"
@@ -291,6 +298,7 @@ def after(cursor) -> str:
     if not text.startswith(CURSOR_PREFIX):
         raise InvalidCursor(f"The cursor {shown(cursor)} is not one this server gave; start again without a cursor")
     return text.removeprefix(CURSOR_PREFIX)
+# endregion cursors
 
 
 # Notes as MCP resources: vault:///Folder/Note.md, each path segment percent-encoded
