@@ -250,3 +250,21 @@ def test_stdio_serves_the_same_tools(vault):
     assert [answer["id"] for answer in answers] == [1, 2, 3]
     assert answers[1]["result"]["isError"] is True
     assert answers[2]["result"]["structuredContent"]["path"] == "Glossary.md"
+
+
+def test_a_resource_read_answers_with_the_uri_it_was_asked_for(server):
+    uri = "vault:///Bread/Focaccia"  # found as Bread/Focaccia.md
+    read = server.send(server.session_id, rpc("resources/read", uri=uri)).json()["result"]
+    assert read["contents"][0]["uri"] == uri
+
+
+@pytest.mark.parametrize("name", ["vault:///Home.md", None])
+def test_in_2026_07_28_mcp_name_must_repeat_the_uri_of_a_resources_read(server, name):
+    message = rpc("resources/read", uri="vault:///Glossary.md", _meta=MODERN_META)
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read"}
+    if name:
+        headers["Mcp-Name"] = name
+    reply = server.post(message, headers)
+    assert reply.status == 400 and reply.json()["error"]["code"] == -32020
+    headers["Mcp-Name"] = "vault:///Glossary.md"
+    assert server.post(message, headers).status == 200

@@ -480,17 +480,22 @@ def kind_of_or_400(message) -> str:
 
 
 # region routing-headers
+# The requests whose Mcp-Name header repeats a parameter: a tool's or prompt's name,
+# a resource's URI.
+NAMED_BY = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
+
+
 def check_routing_headers(message: dict, headers) -> None:
-    """MCP-Protocol-Version, Mcp-Method and (for tools/call) Mcp-Name repeat what the
-    body says, so that proxies and load balancers can route without parsing JSON.
-    They must agree with the body exactly."""
+    """MCP-Protocol-Version, Mcp-Method and (for the methods in NAMED_BY) Mcp-Name
+    repeat what the body says, so that proxies and load balancers can route without
+    parsing JSON. They must agree with the body exactly."""
     params = message.get("params", {})
     meta = params.get("_meta")
     if not isinstance(meta, dict) or not isinstance(meta.get(META_VERSION), str):
         return  # the core answers a missing or broken _meta with a clearer error
     expected = {"MCP-Protocol-Version": meta[META_VERSION], "Mcp-Method": message["method"]}
-    if message["method"] == "tools/call":
-        expected["Mcp-Name"] = params.get("name")
+    if message["method"] in NAMED_BY:
+        expected["Mcp-Name"] = params.get(NAMED_BY[message["method"]])
     for name, value in expected.items():
         if not isinstance(value, str):
             continue  # the body itself is wrong: the core says so more clearly

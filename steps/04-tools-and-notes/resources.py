@@ -34,8 +34,10 @@ def list_resources(vault: Vault, cursor: str | None) -> dict:
 
 
 def read_resource(vault: Vault, uri: str) -> dict:
-    path, text = vault.read_note(uri_to_path(uri))
-    return {"contents": [{"uri": path_to_uri(path), "mimeType": MIME_TYPE, "text": text}]}
+    _, text = vault.read_note(uri_to_path(uri))
+    # The URI as the client asked for it, even when the note was found under another
+    # spelling (.md left out, another Unicode form): that is the URI it will look for.
+    return {"contents": [{"uri": uri, "mimeType": MIME_TYPE, "text": text}]}
 
 
 def title_of(path: str) -> str:

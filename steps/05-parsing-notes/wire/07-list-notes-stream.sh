@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The same kind of call with a progress token: the client is ready for progress
+# A call with a progress token: the client is ready for progress
 # notifications, so the answer is an SSE stream, which can carry them before the
-# response. Reading a note has no progress to report: the stream holds the response.
+# response. Listing notes has no progress to report: the stream holds the response.
 . "$(dirname "$0")/lib.sh"
 
 post 'Content-Type: application/json' 'Accept: application/json, text/event-stream' "Mcp-Session-Id: $SESSION" 'MCP-Protocol-Version: 2025-11-25' <<'JSON'
