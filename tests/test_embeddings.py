@@ -1,5 +1,5 @@
 """Step 6's embeddings: the Ollama client against a stand-in server, the offline
-hashing embedder, and the cosine helpers.
+hashing embedder, make_embedder, and the cosine helpers.
 
 The stand-in is an http.server on 127.0.0.1 that speaks Ollama's embedding API
 (POST /api/embed, GET /api/tags) and fails on request: down, slow, 5xx, 404,
@@ -21,6 +21,8 @@ import pytest
 STEP = Path(__file__).resolve().parent.parent / "steps" / "06-embeddings"
 sys.path.insert(0, str(STEP))
 
+import embeddings  # noqa: E402
+from embeddings import make_embedder  # noqa: E402
 from hash_embedder import HashEmbedder, slot, word_form, words  # noqa: E402
 from ollama_client import (  # noqa: E402
     DEFAULT_URL,
@@ -527,3 +529,167 @@ def test_cosine():
 def test_normalise():
     assert normalise([3.0, 4.0]) == pytest.approx([0.6, 0.8])
     assert normalise([0.0, 0.0]) == [0.0, 0.0]
+
+
+# ---- make_embedder and the startup line ------------------------------------------------
+
+
+def test_hash_when_asked():
+    embedder, line = make_embedder("hash")
+    assert isinstance(embedder, HashEmbedder)
+    assert line == "embeddings: offline hashing (hash-512), as configured; semantic search is approximate."
+
+
+def test_auto_finds_ollama_with_one_small_request(stand_in):
+    embedder, line = make_embedder("auto", host=stand_in.url)
+    assert isinstance(embedder, OllamaEmbedder)
+    assert line == f"embeddings: Ollama, model nomic-embed-text at {stand_in.url}."
+    assert stand_in.requests == [("/api/tags", None)]
+
+
+def test_auto_falls_back_when_ollama_is_not_answering(closed_port):
+    embedder, line = make_embedder("auto", host=f"127.0.0.1:{closed_port}")
+    assert isinstance(embedder, HashEmbedder)
+    assert line == (
+        f"embeddings: offline hashing (hash-512), because Ollama is not answering at "
+        f"http://127.0.0.1:{closed_port} (Connection refused); semantic search is approximate. "
+        "For real embeddings: start it with `ollama serve`, or set OLLAMA_HOST to where it listens, "
+        "then restart."
+    )
+
+
+def test_auto_falls_back_when_the_model_is_not_pulled(stand_in):
+    stand_in.models = ["llama3.2:latest"]
+    embedder, line = make_embedder("auto", host=stand_in.url)
+    assert isinstance(embedder, HashEmbedder)
+    assert f"because Ollama at {stand_in.url} does not have the model nomic-embed-text" in line
+    assert "For real embeddings: run `ollama pull nomic-embed-text`, then restart." in line
+
+
+def test_a_tagged_model_must_be_pulled_with_its_tag(stand_in):
+    stand_in.models = ["nomic-embed-text:latest"]
+    assert isinstance(make_embedder("auto", host=stand_in.url, model="nomic-embed-text")[0], OllamaEmbedder)
+    assert isinstance(make_embedder("auto", host=stand_in.url, model="nomic-embed-text:v1.5")[0], HashEmbedder)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        Answer(404, b"404 page not found", "text/plain"),
+        Answer(200, b"<html>router login</html>", "text/html"),
+        Answer(200, {"status": "ok"}),
+    ],
+    ids=["404", "html", "other-json"],
+)
+def test_auto_falls_back_when_something_else_answers(stand_in, answer):
+    stand_in.script = [answer]
+    embedder, line = make_embedder("auto", host=stand_in.url)
+    assert isinstance(embedder, HashEmbedder)
+    assert f"{stand_in.url}/api/tags does not look like Ollama" in line
+    assert "check that OLLAMA_HOST points at Ollama" in line
+
+
+def test_auto_does_not_wait_long_for_a_slow_ollama(stand_in):
+    stand_in.script = [Answer(delay=10)]
+    started = time.monotonic()
+    embedder, line = make_embedder("auto", host=stand_in.url, probe_timeout=0.3)
+    assert time.monotonic() - started < 3
+    assert isinstance(embedder, HashEmbedder)
+    assert "did not answer within 0.3 seconds" in line
+
+
+def test_auto_looks_once_without_retries(stand_in):
+    stand_in.script = [Answer(500, {"error": "busy"})]
+    embedder, line = make_embedder("auto", host=stand_in.url)
+    assert isinstance(embedder, HashEmbedder) and len(stand_in.requests) == 1
+    assert "failed with HTTP 500: busy" in line
+
+
+def test_auto_falls_back_on_an_unusable_ollama_host(monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "box:port")
+    embedder, line = make_embedder("auto")
+    assert isinstance(embedder, HashEmbedder)
+    assert "because OLLAMA_HOST='box:port' has no valid port" in line
+
+
+def test_ollama_when_asked_fails_loudly(stand_in, closed_port):
+    with pytest.raises(OllamaError, match="ollama serve"):
+        make_embedder("ollama", host=f"127.0.0.1:{closed_port}")
+    stand_in.models = []
+    with pytest.raises(OllamaError, match="ollama pull nomic-embed-text"):
+        make_embedder("ollama", host=stand_in.url)
+
+
+def test_options_reach_the_ollama_client(stand_in):
+    embedder, _ = make_embedder("ollama", host=stand_in.url, batch_size=2, timeout=7, attempts=5)
+    assert (embedder.batch_size, embedder.timeout, embedder.attempts) == (2, 7, 5)
+    embedder.embed_documents(["a", "b", "c"])
+    assert [len(batch) for batch in stand_in.inputs()] == [2, 1]
+
+
+def test_an_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match="auto, ollama, hash"):
+        make_embedder("openai")
+
+
+def test_every_startup_line_is_one_line(stand_in, closed_port):
+    lines = [make_embedder("hash")[1], make_embedder("auto", host=stand_in.url)[1]]
+    lines.append(make_embedder("auto", host=f"127.0.0.1:{closed_port}")[1])
+    stand_in.script = [Answer(200, b"<html>\n<body>\nnot here\n</body>\n</html>", "text/html")]
+    lines.append(make_embedder("auto", host=stand_in.url)[1])
+    for line in lines:
+        assert line.startswith("embeddings: ") and "\n" not in line
+
+
+# ---- the demo ------------------------------------------------------------------------
+
+
+def test_the_demo_ranks_the_default_sentences(capsys):
+    assert embeddings.main(["--embedder", "hash"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("embeddings: offline hashing (hash-512)")
+    blocks = out.split("\n\n")[1:]
+    assert len(blocks) == len(embeddings.DEFAULT_SENTENCES)
+    best = {}
+    for block in blocks:
+        sentence, first, *rest = block.strip().splitlines()
+        best[sentence] = first.split(None, 1)[1]  # "  0.390  text" -> "text"
+        assert len(rest) == len(embeddings.DEFAULT_SENTENCES) - 2
+    first, second = embeddings.DEFAULT_SENTENCES[:2]
+    assert best[first] == second and best[second] == first
+    massage, sauerkraut = embeddings.DEFAULT_SENTENCES[4:6]
+    assert best[massage] == sauerkraut and best[sauerkraut] == massage
+
+
+def test_the_demo_ranks_sentences_against_a_query(capsys):
+    assert embeddings.main(["--embedder", "hash", "--query", "sour rye starter", "rye starter", "kimchi"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "query: sour rye starter"
+    assert lines[3].endswith("rye starter") and lines[4].endswith("kimchi")
+
+
+def test_the_demo_runs_as_a_command_from_anywhere(tmp_path, closed_port):
+    done = subprocess.run(
+        [sys.executable, str(STEP / "embeddings.py"), "rye bread", "wheat bread"],
+        cwd=tmp_path,
+        env={**os.environ, "OLLAMA_HOST": f"127.0.0.1:{closed_port}"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("embeddings: offline hashing (hash-512), because Ollama is not answering")
+    assert "rye bread" in done.stdout
+
+
+def test_the_demo_says_what_is_wrong_when_ollama_was_asked_for(closed_port, monkeypatch, capsys):
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{closed_port}")
+    assert embeddings.main(["--embedder", "ollama"]) == 1
+    assert "error: Ollama is not answering" in capsys.readouterr().err
+
+
+def test_the_demo_asks_ollama_for_documents_and_a_query(stand_in, monkeypatch, capsys):
+    monkeypatch.setenv("OLLAMA_HOST", stand_in.url)
+    assert embeddings.main(["--embedder", "ollama", "--query", "sour", "rye", "kimchi"]) == 0
+    assert stand_in.inputs() == [[DOCUMENT_PREFIX + "rye", DOCUMENT_PREFIX + "kimchi"], [QUERY_PREFIX + "sour"]]
+    assert capsys.readouterr().out.startswith(f"embeddings: Ollama, model nomic-embed-text at {stand_in.url}.")
