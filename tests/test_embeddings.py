@@ -218,6 +218,7 @@ def test_a_slow_answer_times_out_without_retries(stand_in):
     error = raises(lambda: client(stand_in, timeout=0.3).embed_query("rye"))
     assert time.monotonic() - started < 3
     assert "did not answer within 0.3 seconds" in str(error)
+    assert error.fix == "a first request loads the model, which can be slow: try again, or allow more time"
     assert len(stand_in.requests) == 1
 
 
@@ -274,6 +275,23 @@ def test_an_html_page_is_not_ollama(stand_in):
     stand_in.script = [Answer(200, b"<!doctype html><html><body>Welcome</body></html>", "text/html")]
     error = raises(lambda: client(stand_in).embed_query("rye"))
     assert "does not look like Ollama: it answered with something that is not JSON: <!doctype html>" in str(error)
+
+
+def test_a_server_that_does_not_speak_http_is_not_ollama():
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.settimeout(5)
+
+        def greet_and_hang_up():
+            connection, _ = listener.accept()
+            with connection:
+                connection.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+
+        greeter = threading.Thread(target=greet_and_hang_up, daemon=True)
+        greeter.start()
+        ollama = OllamaEmbedder(f"127.0.0.1:{listener.getsockname()[1]}", attempts=1)
+        error = raises(lambda: ollama.embed_query("rye"))
+        greeter.join(timeout=5)
+    assert "does not look like Ollama: it does not speak HTTP" in str(error)
 
 
 def test_malformed_json_is_an_error(stand_in):
@@ -599,6 +617,7 @@ def test_auto_does_not_wait_long_for_a_slow_ollama(stand_in):
     assert time.monotonic() - started < 3
     assert isinstance(embedder, HashEmbedder)
     assert "did not answer within 0.3 seconds" in line
+    assert "For real embeddings: check OLLAMA_HOST; if it is right, look at Ollama's log" in line
 
 
 def test_auto_looks_once_without_retries(stand_in):

@@ -78,7 +78,8 @@ def ollama_url(value: str | None = None) -> str:
         scheme = scheme.lower()
         port = {"http": 80, "https": 443}.get(scheme)
         if port is None:
-            raise OllamaError(f"OLLAMA_HOST={value!r} has the scheme {scheme!r}", "use http or https")
+            problem = f"OLLAMA_HOST={value!r} has the scheme {scheme!r}"
+            raise OllamaError(problem, "write it with http://, https:// or no scheme")
     hostport, _, path = rest.rstrip("/").partition("/")
     host, port = _split_host_port(hostport, port, value)
     host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
@@ -98,7 +99,8 @@ def _split_host_port(hostport: str, port: int, value: str) -> tuple[str, int]:
         host, port_text = hostport, ""
     if port_text:
         if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-            raise OllamaError(f"OLLAMA_HOST={value!r} has no valid port", "use a number from 1 to 65535")
+            problem = f"OLLAMA_HOST={value!r} has no valid port"
+            raise OllamaError(problem, "write it as host:port, with a port from 1 to 65535")
         port = int(port_text)
     return host, port
 
@@ -187,9 +189,9 @@ class OllamaEmbedder:
             with answer:
                 raise self._status_error(path, answer.code, answer.read(64 * 1024)) from None
         except urllib.error.URLError as failure:  # no connection, or a timeout while connecting
-            raise self._connection_error(failure.reason, timeout) from None
+            raise self._connection_error(path, failure.reason, timeout) from None
         except (OSError, HTTPException) as failure:  # while reading the answer
-            raise self._connection_error(failure, timeout) from None
+            raise self._connection_error(path, failure, timeout) from None
         if len(raw) > MAX_ANSWER_BYTES:
             raise self._broken(f"is larger than {MAX_ANSWER_BYTES} bytes")
         try:
@@ -198,15 +200,14 @@ class OllamaEmbedder:
             why = f"it answered with something that is not JSON: {_preview(raw)}"
             raise self._not_ollama(path, why) from None
 
-    def _connection_error(self, reason: object, timeout: float) -> OllamaError:
+    def _connection_error(self, path: str, reason: object, timeout: float) -> OllamaError:
         if isinstance(reason, TimeoutError):
-            return OllamaError(
-                f"Ollama at {self.url} did not answer within {timeout:g} seconds",
-                "the first request loads the model, which can take a while: "
-                "try again, or allow a longer timeout",
-            )
+            slow = "check OLLAMA_HOST; if it is right, look at Ollama's log (`ollama serve` prints it)"
+            if path == "/api/embed":
+                slow = "a first request loads the model, which can be slow: try again, or allow more time"
+            return OllamaError(f"Ollama at {self.url} did not answer within {timeout:g} seconds", slow)
         if isinstance(reason, HTTPException) and not isinstance(reason, ConnectionError):
-            return self._not_ollama("", f"it does not speak HTTP ({type(reason).__name__})")
+            return self._not_ollama(path, f"it does not speak HTTP ({type(reason).__name__})")
         detail = getattr(reason, "strerror", None) or str(reason)
         return _Retryable(
             f"Ollama is not answering at {self.url} ({detail})",
@@ -218,7 +219,7 @@ class OllamaEmbedder:
         if status >= 500:
             return _Retryable(
                 f"Ollama at {self.url} failed with HTTP {status}: {error or _preview(raw)}",
-                "Ollama's own log says more (it is printed by `ollama serve`)",
+                "look at Ollama's log (`ollama serve` prints it)",
             )
         if status == 404 and error and "model" in error.lower():
             return self._model_missing()
