@@ -28,7 +28,6 @@ Decisions:
 import json
 import math
 import os
-import socket
 import time
 import urllib.error
 import urllib.request
