@@ -47,7 +47,7 @@ def tag_names(text: str) -> list[str]:
     return [tag.name for tag in find_tags(text)]
 
 
-# region frontmatter: where it is
+# Frontmatter: where it is
 def test_frontmatter_is_the_block_between_the_first_two_dash_lines():
     yaml, body, body_line = split_frontmatter("---\ntags: a\n---\n# Title\n")
     assert (yaml, body, body_line) == ("tags: a\n", "# Title\n", 4)
@@ -95,10 +95,9 @@ def test_an_empty_block_is_no_properties_and_no_error():
 def test_properties_know_their_line_in_the_note():
     front = read_frontmatter("---\n# c\ntags:\n  - a\nrelated: x\n---\n")
     assert front.key_lines == {"tags": 3, "related": 5}
-# endregion
 
 
-# region frontmatter: the YAML subset
+# Frontmatter: the YAML subset
 def test_the_property_types_of_obsidians_help():
     # Properties help: text (with a quoted link), list, number, checkbox, date, date & time
     yaml = """\
@@ -192,7 +191,10 @@ def test_lists_indented_or_not_and_flow_lists():
 
 
 def test_flow_collections_over_several_lines_with_comments_and_trailing_commas():
-    assert parse_yaml("a: [x, # first\n  y,\n]\nb: {k: v,\n  j: [1,\n 2]}\n") == {"a": ["x", "y"], "b": {"k": "v", "j": [1, 2]}}
+    assert parse_yaml("a: [x, # first\n  y,\n]\nb: {k: v,\n  j: [1,\n 2]}\n") == {
+        "a": ["x", "y"],
+        "b": {"k": "v", "j": [1, 2]},
+    }
 
 
 def test_flow_edge_cases_found_by_comparing_with_pyyaml():
@@ -206,7 +208,9 @@ def test_flow_edge_cases_found_by_comparing_with_pyyaml():
 
 
 def test_nested_maps_by_indentation_and_lists_of_maps():
-    yaml = "batch:\n  vessel:\n    size_l: 4\n  tea: {type: black}\nsteps:\n  - name: mix\n    minutes: 5\n  - - nested\n"
+    yaml = (
+        "batch:\n  vessel:\n    size_l: 4\n  tea: {type: black}\nsteps:\n  - name: mix\n    minutes: 5\n  - - nested\n"
+    )
     assert parse_yaml(yaml) == {
         "batch": {"vessel": {"size_l": 4}, "tea": {"type": "black"}},
         "steps": [{"name": "mix", "minutes": 5}, ["nested"]],
@@ -262,10 +266,9 @@ def test_a_block_indented_as_a_whole():
 
 def test_a_value_under_its_key_not_indented_more_is_empty():
     assert parse_yaml("a:\nb: 1\n") == {"a": None, "b": 1}
-# endregion
 
 
-# region frontmatter: nothing is ever run or expanded
+# Frontmatter: nothing is ever run or expanded
 def test_tags_never_construct_anything():
     yaml = "a: !!python/object/apply:os.system ['echo hacked']\nb: !!python/name:os.system\nc: !custom 5\n"
     assert parse_yaml(yaml) == {"a": ["echo hacked"], "b": None, "c": 5}
@@ -285,10 +288,9 @@ def test_an_alias_bomb_stays_small():
 
 def test_properties_on_keys_are_dropped_too():
     assert parse_yaml("!!str publish: true\n&a aliases:\n  - x\n") == {"publish": True, "aliases": ["x"]}
-# endregion
 
 
-# region frontmatter: malformed YAML
+# Frontmatter: malformed YAML
 @pytest.mark.parametrize(
     "yaml, line",
     [
@@ -324,10 +326,9 @@ def test_malformed_frontmatter_keeps_the_body_and_says_why():
     assert front.data == {}
     assert front.error == "frontmatter not read: line 4 of the note: a ': ' inside a value that is not quoted"
     assert front.body.startswith("# Sauerkraut\n") and front.body_line == 7
-# endregion
 
 
-# region frontmatter: bounded work
+# Frontmatter: bounded work
 def assert_quick(function, *args, seconds=10.0):
     """Generous: these inputs take well under a second; a quadratic reading would take minutes."""
     started = time.perf_counter()
@@ -381,7 +382,7 @@ def read_yaml(yaml: str):
         pytest.param(lambda n: "".join(f"k{i}: v # c\n" for i in range(n)), id="keys"),
         pytest.param(lambda n: "a: |\n" + "  line\n" * n + "b: >\n" + "  w\n\n" * n, id="block scalars"),
         pytest.param(lambda n: "a: x\n" + "  y\n" * n, id="plain over lines"),
-        pytest.param(lambda n: 'a: "' + "x\\n\n" * n + '"\nb: \'' + "y\n" * n + "'\n", id="quoted over lines"),
+        pytest.param(lambda n: 'a: "' + "x\\n\n" * n + "\"\nb: '" + "y\n" * n + "'\n", id="quoted over lines"),
         pytest.param(lambda n: 'a: "' + "x\n" * n, id="unclosed quote"),
         pytest.param(lambda n: "a: [" + "x, [y, {z: " * 10 + "\n" * n, id="unclosed flow"),
     ],
@@ -455,16 +456,20 @@ def test_deep_nesting_is_refused_without_recursing_deeply(yaml):
 
 @pytest.mark.parametrize(
     "yaml",
-    ['a: "' + "x\n" * (LARGE // 2), "a: " + "x:" * (LARGE // 2), "a: [" + "x," * (LARGE // 2), "a: '" + "''" * (LARGE // 2)],
+    [
+        'a: "' + "x\n" * (LARGE // 2),
+        "a: " + "x:" * (LARGE // 2),
+        "a: [" + "x," * (LARGE // 2),
+        "a: '" + "''" * (LARGE // 2),
+    ],
     ids=["unclosed double quote", "colons", "unclosed list", "unclosed single quote"],
 )
 def test_large_malformed_frontmatter_fails_quickly(yaml):
     with pytest.raises(YamlError):
         assert_quick(parse_yaml, yaml)
-# endregion
 
 
-# region default properties
+# Default properties
 @pytest.mark.parametrize(
     "frontmatter, expected",
     [
@@ -502,17 +507,20 @@ def test_property_list_takes_any_form():
 
 
 def test_links_in_properties_are_reported_as_such():
-    note = parse_note("n", '---\nrelated: "[[Koji]]"\nlinks:\n  - "[[A#H|shown]]"\n  - x\nnested: {k: ["![[img.png]]"]}\n---\n[[B]]\n')
-    assert [(l.target, l.subpath, l.display, l.embed, l.from_property, l.line) for l in note.links] == [
+    note = parse_note(
+        "n", '---\nrelated: "[[Koji]]"\nlinks:\n  - "[[A#H|shown]]"\n  - x\nnested: {k: ["![[img.png]]"]}\n---\n[[B]]\n'
+    )
+    assert [
+        (link.target, link.subpath, link.display, link.embed, link.from_property, link.line) for link in note.links
+    ] == [
         ("Koji", "", "", False, "related", 2),
         ("A", "H", "shown", False, "links", 3),
         ("img.png", "", "", True, "nested", 6),
         ("B", "", "", False, "", 8),
     ]
-# endregion
 
 
-# region hidden text: code, comments, math
+# Hidden text: code, comments, math
 def test_mask_keeps_length_and_line_breaks():
     text = "a `code` b\n```\n# x\n```\n%% c %% d $m$ <!-- h -->\n"
     masked = mask(text)
@@ -590,10 +598,7 @@ def test_inline_hidden_text(text, hidden):
     assert ("yes" in tag_names(text)) == ("#yes" in text)
 
 
-# endregion
-
-
-# region headings and sections
+# Headings and sections
 def test_headings_levels_and_text():
     text = "# One\n## Two ##\n###### Six\n####### seven\n#tag\n#\n  ### Indented\n\\# escaped\n"
     assert [(h.level, h.text, h.line) for h in find_headings(text, first_line=5)] == [
@@ -631,8 +636,12 @@ def test_no_text_before_the_first_heading_gives_no_section_for_it():
 def test_one_section_by_heading_with_its_subsections():
     note = sample_note("Bread/Basic country loaf.md")
     day_1 = note.section("Day 1")
-    assert day_1.startswith("## Day 1\n\n### Timing") and day_1.rstrip().endswith("read [[Bulk fermentation]] before changing it.")
-    assert note.section("day 2#timing").startswith("### Timing\n\n- Straight from the fridge")  # like [[Note#Day 2#Timing]]
+    assert day_1.startswith("## Day 1\n\n### Timing") and day_1.rstrip().endswith(
+        "read [[Bulk fermentation]] before changing it."
+    )
+    assert note.section("day 2#timing").startswith(
+        "### Timing\n\n- Straight from the fridge"
+    )  # like [[Note#Day 2#Timing]]
     assert note.section("Basic country loaf#Timing").startswith("### Timing\n\n- 08:00 levain")  # the first Timing
     assert note.section("Day 2#Mixing") is None and note.section("Nowhere") is None and note.section("") is None
 
@@ -674,10 +683,9 @@ def test_no_chunk_is_ever_longer_than_the_cap(body):
     assert "".join(c.text.split("\n\n", 1)[1] for c in chunks).replace("\n", "").replace(" ", "") == body.replace(
         "\n", ""
     ).replace(" ", "")
-# endregion
 
 
-# region links
+# Links
 @pytest.mark.parametrize(
     "written, target, subpath, display",
     [
@@ -687,12 +695,22 @@ def test_no_chunk_is_ever_longer_than_the_cap(body):
         ("[[Projects/Three laws of motion]]", "Projects/Three laws of motion", "", ""),
         ("[[#Preview a linked file]]", "", "Preview a linked file", ""),
         ("[[About Obsidian#Links are first-class citizens]]", "About Obsidian", "Links are first-class citizens", ""),
-        ("[[Help and support#Questions and advice#Report bugs]]", "Help and support", "Questions and advice#Report bugs", ""),
+        (
+            "[[Help and support#Questions and advice#Report bugs]]",
+            "Help and support",
+            "Questions and advice#Report bugs",
+            "",
+        ),
         ("[[2023-01-01#^37066d]]", "2023-01-01", "^37066d", ""),
         ("[[Example|Custom name]]", "Example", "", "Custom name"),
         ("[[Example#Details|Section name]]", "Example", "Details", "Section name"),
         ("[[Figure 1.png]]", "Figure 1.png", "", ""),
-        ("[[Basic formatting syntax\\|Markdown syntax]]", "Basic formatting syntax", "", "Markdown syntax"),  # in a table
+        (
+            "[[Basic formatting syntax\\|Markdown syntax]]",
+            "Basic formatting syntax",
+            "",
+            "Markdown syntax",
+        ),  # in a table
         ("[Three laws of motion](Three%20laws%20of%20motion.md)", "Three laws of motion", "", "Three laws of motion"),
         ("[Three laws of motion](Three%20laws%20of%20motion)", "Three laws of motion", "", "Three laws of motion"),
         ("[t](Projects/Three%20laws%20of%20motion.md)", "Projects/Three laws of motion", "", "t"),
@@ -774,7 +792,12 @@ def test_no_links_in_code_comments_or_math(text):
 
 def test_links_in_order_with_their_lines():
     text = "[[A]] [b](B.md)\n\n> [!note] Callout\n> ![[C#^x]] and [[D|d]]\n"
-    assert [(l.target, l.line) for l in find_links(text, first_line=10)] == [("A", 10), ("B", 10), ("C", 13), ("D", 13)]
+    assert [(link.target, link.line) for link in find_links(text, first_line=10)] == [
+        ("A", 10),
+        ("B", 10),
+        ("C", 13),
+        ("D", 13),
+    ]
 
 
 def test_wikilink_text_comes_from_the_note_not_the_mask():
@@ -785,10 +808,9 @@ def test_wikilink_text_comes_from_the_note_not_the_mask():
 def test_a_markdown_link_around_code_is_read_whole():
     [link] = find_links("[see `]` here](Note.md)")
     assert (link.target, link.display) == ("Note", "see `]` here")
-# endregion
 
 
-# region tags
+# Tags
 @pytest.mark.parametrize(
     "text, tags",
     [
@@ -837,7 +859,10 @@ def test_no_tags_in_fenced_or_indented_code():
 
 def test_tags_are_compared_without_case_and_keep_their_first_spelling():
     note = parse_note("n", "---\ntags: [Sourdough]\n---\n#sourdough #SOURDOUGH #Other #other\n")
-    assert [(t.name, t.key, t.in_frontmatter) for t in note.tags] == [("Sourdough", "sourdough", True), ("Other", "other", False)]
+    assert [(t.name, t.key, t.in_frontmatter) for t in note.tags] == [
+        ("Sourdough", "sourdough", True),
+        ("Other", "other", False),
+    ]
 
 
 def test_nested_tags_have_their_parents():
@@ -848,10 +873,9 @@ def test_nested_tags_have_their_parents():
 def test_tag_names():
     assert is_tag_name("y1984") and is_tag_name("a-b_c/d") and is_tag_name("🍞")
     assert not any(is_tag_name(name) for name in ["", "1984", "a b", "a.b", "a#b", "a,b"])
-# endregion
 
 
-# region the sample vault, case by case
+# The sample vault, case by case
 def test_sample_frontmatter_forms():
     assert sample_note("Bread/Focaccia.md").frontmatter == {
         "tags": ["bread", "#sourdough", "weekend"],
@@ -863,7 +887,9 @@ def test_sample_frontmatter_forms():
     assert [t.name for t in sample_note("Bread/Bulk fermentation.md").tags] == ["sourdough", "technique"]
     assert sample_note("Bread/Bulk fermentation.md").aliases == ["Bulk", "First rise"]
     assert sample_note("Bread/Troubleshooting.md").aliases == ["Bread problems", "Why is my loaf dense"]
-    assert sample_note("Ferments/Koji.md").frontmatter["summary"].startswith("Steamed rice grown with Aspergillus oryzae")
+    assert (
+        sample_note("Ferments/Koji.md").frontmatter["summary"].startswith("Steamed rice grown with Aspergillus oryzae")
+    )
     assert sample_note("Ferments/Koji.md").frontmatter["summary"].endswith("before it turns green.\n")
     assert sample_note("Ferments/Kombucha.md").frontmatter["batch"] == {
         "vessel": {"size_l": 4, "material": "glass"},
@@ -888,21 +914,24 @@ def test_sample_malformed_frontmatter():
 
 
 def test_sample_links_of_every_kind():
-    links = {(l.target, l.subpath, l.display, l.embed, l.markdown) for l in sample_note("Home.md").links}
+    links = {
+        (link.target, link.subpath, link.display, link.embed, link.markdown) for link in sample_note("Home.md").links
+    }
     assert ("Glossary", "", "", False, False) in links  # [[Glossary.md]]
     assert ("Bread/Basic country loaf", "", "the country loaf", False, True) in links  # %20
     assert ("Kitchen/Dutch oven (cast iron)", "", "Dutch oven notes", False, True) in links  # <...>
     assert ("Ferments/Troubleshooting", "", "Ferment troubleshooting", False, False) in links
     assert ("", "Day 1", "", False, False) in {
-        (l.target, l.subpath, l.display, l.embed, l.markdown) for l in sample_note("Bread/Basic country loaf.md").links
+        (link.target, link.subpath, link.display, link.embed, link.markdown)
+        for link in sample_note("Bread/Basic country loaf.md").links
     }
     troubleshooting = sample_note("Bread/Troubleshooting.md").links
-    assert [(l.target, l.subpath, l.display, l.embed) for l in troubleshooting] == [
+    assert [(link.target, link.subpath, link.display, link.embed) for link in troubleshooting] == [
         ("crumb-chart.svg", "", "300", True),
         ("Sourdough starter", "^peak-signs", "", False),
         ("Bread/Basic country loaf", "Day 1#Bulk", "", False),
     ]
-    assert [(l.target, l.embed) for l in sample_note("Bread/Baker's percentages.md").links] == [
+    assert [(link.target, link.embed) for link in sample_note("Bread/Baker's percentages.md").links] == [
         ("Glossary", True),
         ("Basic country loaf", False),
         ("hydration-table.csv", True),
@@ -913,10 +942,20 @@ def test_sample_links_of_every_kind():
 
 def test_sample_code_hides_headings_links_and_tags():
     scale = sample_note("Kitchen/Digital scale.md")
-    assert [h.text for h in scale.outline] == ["Digital scale", "Two scales", "The `tare` button", "Computing a formula", "Calibration"]
-    assert "Not A Link" not in [l.target for l in scale.links] and not any(t.name.startswith("hashtag") for t in scale.tags)
+    assert [h.text for h in scale.outline] == [
+        "Digital scale",
+        "Two scales",
+        "The `tare` button",
+        "Computing a formula",
+        "Calibration",
+    ]
+    assert "Not A Link" not in [link.target for link in scale.links] and not any(
+        t.name.startswith("hashtag") for t in scale.tags
+    )
     template = sample_note("Kitchen/Log template.md")  # a four-backtick fence around a three-backtick one
-    assert [h.text for h in template.outline] == ["Log template"] and [l.target for l in template.links] == ["Bulk fermentation"]
+    assert [h.text for h in template.outline] == ["Log template"] and [link.target for link in template.links] == [
+        "Bulk fermentation"
+    ]
     assert [t.name for t in template.tags] == ["template"]
     box = sample_note("Kitchen/Proofing box.md")  # a tilde fence, and C#, issue#12 in prose
     assert [t.name for t in box.tags] == ["equipment", "temperature"]
@@ -926,12 +965,12 @@ def test_sample_code_hides_headings_links_and_tags():
 def test_sample_comments_hide_headings_links_and_tags():
     miso = sample_note("Ferments/Miso.md")
     assert [h.text for h in miso.outline] == ["Miso", "Ratios I use", "Method"]
-    assert "The Noma Guide to Fermentation (notes)" not in [l.target for l in miso.links]
+    assert "The Noma Guide to Fermentation (notes)" not in [link.target for link in miso.links]
     assert [t.name for t in miso.tags] == ["miso", "koji", "ferment/long"]
     kimchi = sample_note("Ferments/Kimchi.md")  # <!-- #draft ... -->, and a URL with #Varieties
     assert [t.name for t in kimchi.tags] == ["ferment/lacto", "kimchi", "korean"]
     loaf = sample_note("Bread/Basic country loaf.md")  # %% inline comment %%
-    assert [l.target for l in loaf.links][:1] == ["Baker's percentages"]
+    assert [link.target for link in loaf.links][:1] == ["Baker's percentages"]
 
 
 def test_sample_math_and_escapes():
@@ -943,7 +982,11 @@ def test_sample_math_and_escapes():
 
 def test_sample_tags_everywhere():
     assert [t.name for t in sample_note("Journal/2026-03-21 Bake log.md").tags][-1:] == ["underproofed"]
-    assert [t.name for t in sample_note("Journal/2026-03-28 Ferment log.md").tags] == ["ферментация", "ferment/lacto", "kombucha"]
+    assert [t.name for t in sample_note("Journal/2026-03-28 Ferment log.md").tags] == [
+        "ферментация",
+        "ferment/lacto",
+        "kombucha",
+    ]
     assert [t.name for t in sample_note("Journal/2026-W14 Weekly plan.md").tags] == ["plan", "weekly", "y2026"]
     assert [t.name for t in sample_note("Ferments/Koji.md").tags] == ["koji", "ferment/mold", "発酵"]
     assert [t.name for t in sample_note("Ferments/Crème fraîche.md").tags] == ["dairy", "ferment", "café"]
@@ -953,7 +996,7 @@ def test_sample_tags_everywhere():
 def test_sample_notes_without_frontmatter():
     note = sample_note("Inbox/Try tangzhong.md")
     assert note.frontmatter == {} and note.body_line == 1 and [s.path for s in note.sections] == [[]]
-    assert [l.target for l in note.links] == ["Whole wheat sandwich loaf", "Tangzhong", "Pizza dough"]
+    assert [link.target for link in note.links] == ["Whole wheat sandwich loaf", "Tangzhong", "Pizza dough"]
 
 
 def test_every_sample_note_parses_and_chunks():
@@ -961,12 +1004,45 @@ def test_every_sample_note_parses_and_chunks():
         note = parse_note(path.stem, path.read_text(encoding="utf-8"))
         assert note.sections and all(len(chunk.text) <= 2000 for chunk in note.chunks())
         assert all(chunk.text.startswith(path.stem) for chunk in note.chunks())
-# endregion
 
 
-# region random input: never raises, never hangs
-ALPHABET = list("ab #-:|>[]{}\"'`~$%!&*?,.^\\/\n\t ") + ["\n---\n", "[[", "]]", "```", "%%", "<!--", "-->", "$$", "é", "🍞"]
-YAML_PIECES = ["key: ", "- ", "  ", "\n", "[", "]", "{", "}", ",", ": ", "'", '"', "#", "|", ">", "&a ", "*a", "!!str ", "\t", "...", "x", "1"]
+# Random input: never raises, never hangs
+ALPHABET = list("ab #-:|>[]{}\"'`~$%!&*?,.^\\/\n\t ") + [
+    "\n---\n",
+    "[[",
+    "]]",
+    "```",
+    "%%",
+    "<!--",
+    "-->",
+    "$$",
+    "é",
+    "🍞",
+]
+YAML_PIECES = [
+    "key: ",
+    "- ",
+    "  ",
+    "\n",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ": ",
+    "'",
+    '"',
+    "#",
+    "|",
+    ">",
+    "&a ",
+    "*a",
+    "!!str ",
+    "\t",
+    "...",
+    "x",
+    "1",
+]
 
 
 def random_text(rng: random.Random, pieces: list[str], size: int) -> str:
@@ -1031,12 +1107,22 @@ def test_mutated_sample_frontmatter_raises_nothing_but_yaml_errors():
         "# H\n" + "text [[link]] [md](n.md) #tag `code` $m$ %%c%%\n\n" * 30_000,
     ],
     ids=[
-        "unclosed backtick runs", "backtick runs of every length", "dollars before digits", "comment markers",
-        "html comment openers", "link openers", "link text openers", "tags", "headings", "fences",
-        "list and code", "quote markers", "long text", "a 1.5 MB note",
+        "unclosed backtick runs",
+        "backtick runs of every length",
+        "dollars before digits",
+        "comment markers",
+        "html comment openers",
+        "link openers",
+        "link text openers",
+        "tags",
+        "headings",
+        "fences",
+        "list and code",
+        "quote markers",
+        "long text",
+        "a 1.5 MB note",
     ],
 )
 def test_adversarial_bodies_take_linear_time(body):
     note = assert_quick(parse_note, "T", body)
     assert_quick(note.chunks, 500)
-# endregion
