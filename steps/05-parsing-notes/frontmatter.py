@@ -50,7 +50,6 @@ class Frontmatter:
     key_lines: dict[str, int] = field(default_factory=dict)  # line in the note of each property
 
 
-# region split
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     """(yaml text or None, body, body_line): cut the frontmatter block off the top of a note."""
     if text.startswith("\ufeff"):
@@ -81,10 +80,8 @@ def read_frontmatter(text: str) -> Frontmatter:
         return Frontmatter({}, body, body_line, yaml, reason)
     key_lines = {key: line + 1 for key, line in parser.key_lines.items()}  # the block starts on line 2
     return Frontmatter(data, body, body_line, yaml, key_lines=key_lines)
-# endregion split
 
 
-# region document
 def parse_yaml(text: str) -> dict:
     """The properties a frontmatter block defines; YamlError when it is not the subset."""
     return _Parser(text).document()
@@ -130,9 +127,7 @@ class _Parser:
         if not isinstance(value, dict):
             raise YamlError(1, "properties must be 'name: value' lines")
         return value
-# endregion document
 
-    # region lines
     def _skip_blank(self) -> bool:
         """Move past blank and comment lines; False at the end of the block."""
         while self.i < len(self.lines):
@@ -145,7 +140,7 @@ class _Parser:
     def _indent(self, i: int) -> int:
         line = self.lines[i]
         indent = len(line) - len(line.lstrip(" "))
-        if line[indent:indent + 1] == "\t":
+        if line[indent : indent + 1] == "\t":
             raise YamlError(i + 1, "a tab where YAML allows only spaces for indentation")
         return indent
 
@@ -155,9 +150,7 @@ class _Parser:
 
     def _content(self) -> str:
         return self.lines[self.i].strip(" ")
-    # endregion lines
 
-    # region block
     def _block_node(self, indent: int, parent_indent: int):
         """The map, list or scalar that starts on the current line, at this indentation."""
         self.depth += 1
@@ -212,9 +205,7 @@ class _Parser:
         next_indent = self._next_indent()
         if next_indent > indent:
             raise YamlError(self.i + 1, "unexpected indentation")
-    # endregion block
 
-    # region values
     def _value(self, position: int, parent_indent: int, list_may_follow: bool = False):
         """The value that starts at `position` in the text (after 'key:' or '- ')."""
         line = self.text[position : self.starts[self.i + 1] - 1]
@@ -305,10 +296,8 @@ class _Parser:
                 return indent if indent > parent_indent else max(parent_indent + 1, spaces)
             spaces = max(spaces, len(line))
         return max(parent_indent + 1, spaces)
-    # endregion values
 
 
-# region scalars
 _SECOND_DOCUMENT = re.compile(r"---(?:[ \t]|$)")
 _DOCUMENT_END = re.compile(r"\.\.\.(?:[ \t]|$)")
 _COMMENT = re.compile(r"[ \t]#")
@@ -438,10 +427,8 @@ def _fold(lines: list[str]) -> str:
         out.append(line)
         previous_folds, breaks = folds, 0
     return "".join(out)
-# endregion scalars
 
 
-# region flow
 class _Flow:
     """Reads one flow node: "double" or 'single' quoted text, a [list] or a {map}.
 
@@ -647,6 +634,3 @@ def _character(code: int, out: list) -> str:
         high = out.pop()
         return chr(0x10000 + (ord(high) - 0xD800) * 0x400 + (code - 0xDC00))
     return chr(code) if code <= 0x10FFFF else "\ufffd"  # a half left alone is replaced later
-
-
-# endregion flow

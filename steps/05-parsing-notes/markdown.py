@@ -66,7 +66,6 @@ class Tag:
         self.key = self.name.lower()  # tags are case-insensitive
 
 
-# region mask
 def mask(text: str) -> str:
     """The text with code, comments and math replaced by spaces; line breaks stay.
 
@@ -183,10 +182,8 @@ def _code_span_end(line: str, pos: int, length: int) -> int | None:
         if len(run.group()) == length:
             return run.end()
     return None
-# endregion mask
 
 
-# region headings
 _HEADING = re.compile(r"[ ]{0,3}(#{1,6})(?:[ \t]|$)")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
@@ -201,10 +198,8 @@ def find_headings(text: str, first_line: int = 1, masked: str | None = None) -> 
             title = _CLOSING_HASHES.sub("", line[found.end() :].strip())
             headings.append(Heading(len(found.group(1)), title.strip(), first_line + number))
     return headings
-# endregion headings
 
 
-# region sections
 def split_sections(text: str, first_line: int = 1, masked: str | None = None) -> list[Section]:
     """The text cut at every heading; each section knows the headings above it."""
     lines = text.split("\n")
@@ -260,10 +255,8 @@ def _ends_with_chain(path: list[str], wanted: list[str]) -> bool:
         return False
     above = iter(path[:-1])
     return all(any(h == part for h in above) for part in wanted[:-1])
-# endregion sections
 
 
-# region chunks
 def chunk_sections(title: str, sections: list[Section], max_chars: int = 2000) -> list[Chunk]:
     """Pieces of at most max_chars characters, each starting with "Title > H1 > H2".
 
@@ -329,10 +322,8 @@ def _cut(line: int, piece: str, budget: int, joiner: str) -> list[tuple[int, str
 
 
 _SPACES = re.compile(" *")
-# endregion chunks
 
 
-# region links
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 _MARKDOWN_LINK = re.compile(
     r"(!?)\[([^\[\]\n]*)\]\(\s*(<[^<>\n]*>|(?:[^()\s]|\([^()\s]*\))+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
@@ -404,10 +395,8 @@ def _line_finder(text: str, first_line: int):
     """A function from a position in text to its line number."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     return lambda position: first_line + bisect_right(starts, position) - 1
-# endregion links
 
 
-# region tags
 # A tag is made of letters of any script, digits, emoji, "_", "-" and "/": anything
 # but white space and punctuation (Unicode's general punctuation blocks included).
 _TAG_CHAR = r"[^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u206f\u2e00-\u2e7f]"
@@ -445,4 +434,3 @@ def tag_with_parents(key: str) -> list[str]:
     """A nested tag and the tags above it: "a/b/c" gives ["a", "a/b", "a/b/c"]."""
     parts = [part for part in key.split("/") if part]
     return ["/".join(parts[: n + 1]) for n in range(len(parts))]
-# endregion tags

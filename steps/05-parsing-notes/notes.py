@@ -50,7 +50,6 @@ class Note:
         return chunk_sections(self.title, self.sections, max_chars)
 
 
-# region parse_note
 def parse_note(title: str, text: str) -> Note:
     """Read a note the way Obsidian does. Never raises for any text."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -72,10 +71,8 @@ def parse_note(title: str, text: str) -> Note:
         outline=find_headings(body, first, masked),
         sections=split_sections(body, first, masked),
     )
-# endregion parse_note
 
 
-# region properties
 COMMAS = r","  # an alias may hold spaces: "aliases: Bulk, First rise"
 COMMAS_AND_SPACES = r"[,\s]+"  # a tag or class cannot: "tags: a, b" or "tags: a b"
 
@@ -129,6 +126,3 @@ def _texts(value) -> list[str]:
     if isinstance(value, dict):
         return [text for item in value.values() for text in _texts(item)]
     return []
-
-
-# endregion properties
