@@ -893,6 +893,14 @@ def test_tags_are_compared_without_case_and_keep_their_first_spelling():
 
 
 def test_nested_tags_have_their_parents():
+    assert parse_note("n", "---\ntags: [Ferment/Lacto]\n---\n#a/b/c #x\n").tag_keys() == {
+        "ferment",
+        "ferment/lacto",
+        "a",
+        "a/b",
+        "a/b/c",
+        "x",
+    }
     assert tag_with_parents("a/b/c") == ["a", "a/b", "a/b/c"]
     assert tag_with_parents("a") == ["a"] and tag_with_parents("a//b/") == ["a", "a/b"]
 
