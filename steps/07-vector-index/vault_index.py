@@ -44,19 +44,23 @@ class VaultIndex:
 
     def open(self, rebuild: bool = False) -> None:
         try:
-            if not rebuild:
-                try:
-                    self.index = Index.load(self.directory, self.embedder.name, self.dimension())
-                    log.info("index: %d chunks of %d notes, loaded from %s",
-                             len(self.index), len(self.index.note_paths()), self.directory)
-                    return
-                except IndexUnusable as why:
-                    log.info("index: %s; building it", why)
-            self.rebuild()
+            self.index = None if rebuild else self.load()
+            if self.index is None:
+                self.rebuild()
         except Exception:  # Ollama gone mid-build, a full disk: searches will say so
             log.exception("index: could not be built")
         finally:
             self.ready.set()
+
+    def load(self) -> Index | None:
+        """The index on disk, if it can be used as it is."""
+        try:
+            index = Index.load(self.directory, self.embedder.name, self.dimension())
+        except IndexUnusable as why:
+            log.info("index: %s; building it", why)
+            return None
+        log.info("index: %d chunks of %d notes, loaded from %s", len(index), len(index.note_paths()), self.directory)
+        return index
 
     def dimension(self) -> int:
         # Ollama says how long its vectors are only when it first embeds something.
