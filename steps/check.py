@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from launch import running_server
+from launch import quiet_environment, running_server
 from manifest import SAMPLE_VAULT, Step, find_step, load_steps
 from replay import curl_available, normalise, run_with_curl, run_with_python
 
@@ -44,7 +44,8 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
                 results[script.with_suffix(".out")] = normalise(text, vault, session_ids)
         client = step.path / "client.py"
         if client.exists():  # a stdio conversation, recorded in client.out
-            done = subprocess.run([sys.executable, str(client)], capture_output=True, text=True, timeout=60)
+            done = subprocess.run([sys.executable, str(client)], capture_output=True, text=True, timeout=60,
+                                  env=quiet_environment(str(Path(tmp) / "client-index")))
             results[client.with_suffix(".out")] = done.stdout
         return results
 

@@ -1,4 +1,5 @@
 """Start a step's server on a free port and stop it again (for checks and tests)."""
+import os
 import re
 import subprocess
 import sys
@@ -10,6 +11,13 @@ from pathlib import Path
 LISTENING = re.compile(r"listening on (http://\S+)")
 
 
+def quiet_environment(index_dir: str) -> dict:
+    """The environment for a server run by a check or a test: the offline embedder,
+    so that answers are the same on every machine (with or without Ollama), and a
+    search index in index_dir, never in the user's cache. Steps before 7 ignore both."""
+    return {**os.environ, "VAULT_MCP_EMBEDDER": "hash", "VAULT_MCP_INDEX_DIR": index_dir}
+
+
 @contextmanager
 def running_server(server: Path, *args: str, timeout: float = 10.0):
     """Run `server.py --port 0 ARGS...`; yield (url, log_path) once it listens.
@@ -19,12 +27,14 @@ def running_server(server: Path, *args: str, timeout: float = 10.0):
     """
     with tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False) as log:
         log_path = Path(log.name)
+    index_dir = tempfile.TemporaryDirectory()
     with open(log_path, "w") as log:
         process = subprocess.Popen(
             [sys.executable, str(server), "--port", "0", *args],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
+            env=quiet_environment(index_dir.name),
         )
     try:
         yield wait_for_url(process, log_path, timeout), log_path
@@ -36,6 +46,7 @@ def running_server(server: Path, *args: str, timeout: float = 10.0):
             process.kill()
             process.wait()
         log_path.unlink(missing_ok=True)
+        index_dir.cleanup()
 
 
 def wait_for_url(process: subprocess.Popen, log_path: Path, timeout: float) -> str:

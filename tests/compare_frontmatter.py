@@ -60,7 +60,7 @@ def key_text(key) -> str:
 
 
 def main(vault: Path) -> int:
-    blocks = agree = 0
+    blocks = agree = both_malformed = 0
     disagreements = []
     for path in sorted(vault.rglob("*.md")):
         if any(part.startswith(".") for part in path.relative_to(vault).parts):
@@ -73,6 +73,7 @@ def main(vault: Path) -> int:
         (ours, our_reason), (theirs, their_reason) = our_reading(block), pyyaml_reading(block)
         if ours == "malformed" or theirs == "malformed":
             ok = ours == theirs
+            both_malformed += ok
         else:
             ok = same(ours, theirs)
         if ok:
@@ -85,6 +86,7 @@ def main(vault: Path) -> int:
         print(f"    PyYAML: {their_reason or theirs!r}")
     share = 100 * agree / blocks if blocks else 100.0
     print(f"{agree} of {blocks} frontmatter blocks read the same ({share:.2f}%), {len(disagreements)} differ")
+    print(f"({both_malformed} of the {agree} are malformed for both parsers)")
     return 0 if share >= 99.5 else 1
 
 

@@ -18,7 +18,7 @@ from mcp_types import Implementation
 
 STEPS = Path(__file__).resolve().parent.parent / "steps"
 sys.path.insert(0, str(STEPS))
-from launch import running_server  # noqa: E402
+from launch import quiet_environment, running_server  # noqa: E402
 from manifest import SAMPLE_VAULT, load_steps  # noqa: E402
 
 EXPECTED_VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25"}
@@ -29,7 +29,7 @@ async def conversation(server, mode: str) -> str:
     async with Client(server, mode=mode, client_info=info, read_timeout_seconds=20) as client:
         assert client.protocol_version == EXPECTED_VERSION[mode], client.protocol_version
         names = [tool.name for tool in (await client.list_tools()).tools]
-        assert names == ["list_notes", "get_note"], names
+        assert names[:2] == ["list_notes", "get_note"], names
         listed = await client.call_tool("list_notes", {"folder": "Inbox"})
         assert not listed.is_error and "Inbox/Try tangzhong.md" in listed.structured_content["notes"], listed
         note = await client.call_tool("get_note", {"path": "Ferments/Crème fraîche"})
@@ -42,6 +42,11 @@ async def conversation(server, mode: str) -> str:
             assert error.code == -32602, error
         else:
             raise AssertionError("an unknown tool did not raise")
+        if "search_vault" in names:  # from step 7 on
+            found = await client.call_tool("search_vault", {"query": "cabbage and salt in brine", "limit": 3})
+            assert not found.is_error and found.structured_content["results"], found
+            paths = [hit["path"] for hit in found.structured_content["results"]]
+            assert any(path.startswith("Ferments/") for path in paths), paths
         resources = (await client.list_resources()).resources
         uri = next(str(r.uri) for r in resources if r.name == "Inbox/Try tangzhong.md")
         read = await client.read_resource(uri)
@@ -53,12 +58,14 @@ def main() -> int:
     server = load_steps()[-1].server  # the newest step
     failures = 0
     with tempfile.TemporaryDirectory() as tmp, running_server(server, "--vault", str(vault_copy(tmp))) as (url, _):
-        stdio = StdioServerParameters(command=sys.executable, args=[str(server), "--stdio", "--vault", str(vault_copy(tmp))])
+        arguments = [str(server), "--stdio", "--vault", str(vault_copy(tmp))]
+        stdio = StdioServerParameters(command=sys.executable, args=arguments,
+                                      env=quiet_environment(str(Path(tmp) / "stdio-index")))
         for transport, target in (("stdio", stdio), ("http", url)):
             for mode in ("auto", "legacy"):
                 try:
                     version = anyio.run(conversation, target, mode)
-                    print(f"ok    {transport:5} {mode:6} spoke {version}: tools, notes, isError, -32602, resources")
+                    print(f"ok    {transport:5} {mode:6} spoke {version}: tools, notes, search, isError, -32602, resources")
                 except Exception as error:  # report every combination, then fail
                     failures += 1
                     print(f"FAIL  {transport:5} {mode:6} {type(error).__name__}: {error!r}")

@@ -6,7 +6,9 @@ the syntax cases of the sample vault. The last part feeds random text to every
 function: nothing may raise, and nothing may take long.
 """
 import random
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from manifest import SAMPLE_VAULT
 
 STEP = str(Path(__file__).resolve().parent.parent / "steps" / "05-parsing-notes")
 sys.path.insert(0, STEP)
+import frontmatter  # noqa: E402
 from frontmatter import MAX_CHARS, MAX_DEPTH, YamlError, parse_yaml, read_frontmatter, split_frontmatter  # noqa: E402
 from markdown import (  # noqa: E402
     chunk_sections,
@@ -330,9 +333,25 @@ def test_malformed_frontmatter_keeps_the_body_and_says_why():
 
 # Frontmatter: bounded work
 def assert_quick(function, *args, seconds=10.0):
-    """Generous: these inputs take well under a second; a quadratic reading would take minutes."""
+    """Generous: these inputs take well under a second; a quadratic reading would take minutes.
+
+    Where the system has alarms, a run that goes on too long is stopped, not waited for.
+    """
+    alarm = hasattr(signal, "SIGALRM") and threading.current_thread() is threading.main_thread()
+    if alarm:
+
+        def stop(signum, frame):
+            raise AssertionError(f"{function.__name__} took more than {seconds} seconds")
+
+        previous = signal.signal(signal.SIGALRM, stop)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
     started = time.perf_counter()
-    result = function(*args)
+    try:
+        result = function(*args)
+    finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
     assert time.perf_counter() - started < seconds
     return result
 
@@ -435,6 +454,13 @@ LARGE = MAX_CHARS - 100
 def test_large_frontmatter_under_the_cap_is_read_in_linear_time(yaml):
     assert len(yaml) <= MAX_CHARS
     assert isinstance(assert_quick(parse_yaml, yaml), dict)
+
+
+def test_with_the_cap_lifted_the_work_still_grows_in_step(monkeypatch):
+    """Copying the rest of the text at every line costs little inside the cap; lifted, it would take minutes."""
+    monkeypatch.setattr(frontmatter, "MAX_CHARS", 10_000_000)
+    yaml = "a:\n" + ("- " + "x" * 60 + "\n") * 60_000 + "b: [" + "x,\n" * 60_000 + "]\n"
+    assert len(assert_quick(parse_yaml, yaml)["a"]) == 60_000
 
 
 @pytest.mark.parametrize(
@@ -584,7 +610,8 @@ def test_indented_text_in_a_list_or_a_paragraph_is_not_code():
         ("a <!-- #no --> b", "<!-- #no -->"),
         ("a $#no$ b", "$#no$"),
         ("a $$#no$$ b", "$$#no$$"),
-        ("costs $5 and $10 #yes", ""),  # not math: no closing $ before a non-digit
+        ("costs $5 and $10 #yes", ""),  # not math: no closing $ after a non-space
+        ("from $20-$30 #yes", ""),  # not math: a closing $ is not followed by a digit
         ("a $ #yes $ b", ""),  # not math: a space after the opening $
         ("price $$ #yes", ""),  # no $$ after it: not math
         ("`%%` #yes %% no", ("`%%`", "%% no")),  # code first, then the comment
@@ -866,6 +893,14 @@ def test_tags_are_compared_without_case_and_keep_their_first_spelling():
 
 
 def test_nested_tags_have_their_parents():
+    assert parse_note("n", "---\ntags: [Ferment/Lacto]\n---\n#a/b/c #x\n").tag_keys() == {
+        "ferment",
+        "ferment/lacto",
+        "a",
+        "a/b",
+        "a/b/c",
+        "x",
+    }
     assert tag_with_parents("a/b/c") == ["a", "a/b", "a/b/c"]
     assert tag_with_parents("a") == ["a"] and tag_with_parents("a//b/") == ["a", "a/b"]
 
@@ -1105,6 +1140,8 @@ def test_mutated_sample_frontmatter_raises_nothing_but_yaml_errors():
         "> " * 30_000 + "```",
         ("x " * 100 + "\n") * 5_000,
         "# H\n" + "text [[link]] [md](n.md) #tag `code` $m$ %%c%%\n\n" * 30_000,
+        "#a " * 200_000,
+        "[[a]] [b](c.md) " * 100_000,
     ],
     ids=[
         "unclosed backtick runs",
@@ -1121,8 +1158,18 @@ def test_mutated_sample_frontmatter_raises_nothing_but_yaml_errors():
         "quote markers",
         "long text",
         "a 1.5 MB note",
+        "many tags",
+        "many links",
     ],
 )
 def test_adversarial_bodies_take_linear_time(body):
     note = assert_quick(parse_note, "T", body)
     assert_quick(note.chunks, 500)
+
+
+@pytest.mark.parametrize("find", [find_tags, find_links])
+def test_matches_far_apart_in_a_long_text_take_linear_time(find):
+    """Copying the rest of the text at every match is cheap in a short text, and takes
+    a minute here: 100,000 matches in 8 MB."""
+    text = (" #tag [[a]]" + " " * 69) * 100_000
+    assert len(assert_quick(find, text)) == 100_000

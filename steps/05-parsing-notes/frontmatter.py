@@ -161,7 +161,7 @@ class _Parser:
         content = self._content()
         if _is_item(content):
             value = self._sequence(indent)
-        elif _split_key(content, self.i + 1) is not None:
+        elif _split_key(content) is not None:
             value = self._mapping(indent)
         else:
             value = self._value(self.starts[self.i] + indent, parent_indent)
@@ -172,7 +172,7 @@ class _Parser:
         result = {}
         while self._next_indent() == indent:
             content = self._content()
-            entry = _split_key(content, self.i + 1)
+            entry = _split_key(content)
             if entry is None:
                 expected = "a list item where" if _is_item(content) else "text where"
                 raise YamlError(self.i + 1, f"{expected} a 'name: value' line was expected")
@@ -193,7 +193,7 @@ class _Parser:
             rest = line[indent + 1 :]
             column = indent + 1 + len(rest) - len(rest.lstrip(" "))
             rest = rest.strip(" ")
-            if rest and not rest.startswith("#") and (_is_item(rest) or _split_key(rest, self.i + 1)):
+            if rest and not rest.startswith("#") and (_is_item(rest) or _split_key(rest)):
                 # "- key: value" or "- - item": read the rest as if the dash were a space
                 self.lines[self.i] = " " * column + line[column:]
                 items.append(self._block_node(column, indent))
@@ -294,7 +294,8 @@ class _Parser:
     def _block_indent(self, parent_indent: int) -> int:
         """A block scalar's indentation is that of its first non-blank line."""
         spaces = 0  # with no text at all, lines of spaces are blank lines
-        for line in self.lines[self.i :]:
+        for i in range(self.i, len(self.lines)):
+            line = self.lines[i]
             if line.strip(" "):
                 indent = len(line) - len(line.lstrip(" "))
                 return indent if indent > parent_indent else max(parent_indent + 1, spaces)
@@ -314,7 +315,7 @@ def _is_item(content: str) -> bool:
     return content == "-" or content.startswith(("- ", "-\t"))
 
 
-def _split_key(line_content: str, line: int) -> tuple[str, int] | None:
+def _split_key(line_content: str) -> tuple[str, int] | None:
     """For a 'key: value' line, the key and where its value starts; None for other lines."""
     content, _ = _properties(line_content)
     skipped = len(line_content) - len(content)
@@ -396,8 +397,10 @@ def _resolve(text: str):
             return int(text, 0) if text[:2] in ("0o", "0x") else int(text)
         except ValueError:
             return text  # more digits than Python converts safely
-    if _FLOAT.fullmatch(text) or _INF_NAN.fullmatch(text):
-        return float(text.replace(".", "", 1) if _INF_NAN.fullmatch(text) else text)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    if _INF_NAN.fullmatch(text):
+        return float(text.replace(".", "", 1))  # ".inf" -> "inf", which float() reads
     return text
 # endregion scalars
 

@@ -71,8 +71,8 @@ def mask(text: str) -> str:
     """The text with code, comments and math replaced by spaces; line breaks stay.
 
     Hidden: fenced code (``` or ~~~), indented code, `inline code`, %%comments%%,
-    <!-- HTML comments -->, $$math blocks$$ and $inline math$. A comment left open
-    hides the rest of the note, as in Obsidian; a `$$` with no `$$` after it is text.
+    <!-- HTML comments -->, $$math blocks$$ and $inline math$. A fence or comment left
+    open hides the rest of the note; a `$$` with no `$$` anywhere after it is plain text.
     """
     masker = _Masker(text.rfind("$$"))
     lines, offset = [], 0
@@ -195,7 +195,7 @@ def find_headings(text: str, first_line: int = 1, masked: str | None = None) -> 
     """The outline: every ATX heading (`## Text`) outside code, comments and math."""
     headings = []
     masked_lines = (masked if masked is not None else mask(text)).split("\n")
-    for number, (line, masked_line) in enumerate(zip(text.split("\n"), masked_lines)):
+    for number, (line, masked_line) in enumerate(zip(text.split("\n"), masked_lines, strict=True)):
         found = _HEADING.match(masked_line)
         if found:
             title = _CLOSING_HASHES.sub("", line[found.end() :].strip())
@@ -210,7 +210,7 @@ def split_sections(text: str, first_line: int = 1, masked: str | None = None) ->
     if not starts or starts[0][1] > 0:
         starts.insert(0, (None, 0))  # the text before the first heading
     sections, path = [], []  # path: (level, heading) of the headings we are under
-    for (heading, start), (_, end) in zip(starts, starts[1:] + [(None, len(lines))]):
+    for (heading, start), (_, end) in zip(starts, starts[1:] + [(None, len(lines))], strict=True):
         own = lines[start:end]
         while own and not own[-1].strip():
             own.pop()
@@ -222,7 +222,7 @@ def split_sections(text: str, first_line: int = 1, masked: str | None = None) ->
         while path and path[-1][0] >= heading.level:
             path.pop()
         path.append((heading.level, heading.text))
-        headings_above = [text for _, text in path]
+        headings_above = [title for _, title in path]
         sections.append(Section(heading.text, heading.level, headings_above, heading.line, "\n".join(own)))
     return sections
 # endregion headings

@@ -23,6 +23,7 @@ from markdown import (
     mask,
     section_text,
     split_sections,
+    tag_with_parents,
     wikilinks_in,
 )
 
@@ -44,6 +45,10 @@ class Note:
     def section(self, subpath: str) -> str | None:
         """The text under a heading ("Day 2" or "Day 2#Timing"), subsections included."""
         return section_text(self.body, subpath)
+
+    def tag_keys(self) -> set[str]:
+        """Every tag of the note, lowercased, with the parents of nested ones: a/b gives a and a/b."""
+        return {key for tag in self.tags for key in tag_with_parents(tag.key)}
 
     def chunks(self, max_chars: int = 2000) -> list[Chunk]:
         """The body in pieces that each stand alone, for a search index."""
