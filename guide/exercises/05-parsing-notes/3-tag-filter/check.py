@@ -42,7 +42,7 @@ def check(server):
     found = notes(server, tag="ferment")
     expect(found == FERMENT,
            f"\"ferment\" also finds the notes tagged \"ferment/lacto\" or \"ferment/mold\", as Obsidian's tag "
-           f"search does (markdown.tag_with_parents helps). Ferments/Sauerkraut.md is not among them: its "
+           f"search does (Note.tag_keys gives them). Ferments/Sauerkraut.md is not among them: its "
            f"properties are malformed, so its tags cannot be read. Expected {shown(FERMENT)}, got {shown(found)}")
     for spelling in ("#Ferment", "FERMENT"):
         again = notes(server, tag=spelling)
