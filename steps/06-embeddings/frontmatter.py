@@ -50,6 +50,7 @@ class Frontmatter:
     key_lines: dict[str, int] = field(default_factory=dict)  # line in the note of each property
 
 
+# region split
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
     """(yaml text or None, body, body_line): cut the frontmatter block off the top of a note."""
     if text.startswith("\ufeff"):
@@ -80,6 +81,7 @@ def read_frontmatter(text: str) -> Frontmatter:
         return Frontmatter({}, body, body_line, yaml, reason)
     key_lines = {key: line + 1 for key, line in parser.key_lines.items()}  # the block starts on line 2
     return Frontmatter(data, body, body_line, yaml, key_lines=key_lines)
+# endregion split
 
 
 def parse_yaml(text: str) -> dict:
@@ -206,6 +208,7 @@ class _Parser:
         if next_indent > indent:
             raise YamlError(self.i + 1, "unexpected indentation")
 
+    # region value
     def _value(self, position: int, parent_indent: int, list_may_follow: bool = False):
         """The value that starts at `position` in the text (after 'key:' or '- ')."""
         line = self.text[position : self.starts[self.i + 1] - 1]
@@ -227,6 +230,7 @@ class _Parser:
             self.i += 1
             return alias
         return self._plain(rest, parent_indent, resolve=not as_text)
+    # endregion value
 
     def _nested(self, parent_indent: int, list_may_follow: bool):
         """A value written on the lines below its key or dash, or None when there is none."""
@@ -342,6 +346,7 @@ def _plain_or_quoted_key(content: str) -> tuple[str, int] | None:
     return key, match.end()
 
 
+# region properties
 def _properties(text: str) -> tuple[str, bool]:
     """Drop `&anchor` and `!tag` before a value: (the value's text, whether it was `!!str`).
 
@@ -354,6 +359,7 @@ def _properties(text: str) -> tuple[str, bool]:
         as_text = as_text or name == "!!str"
         text = text[len(name) :].lstrip(" \t")
     return text, as_text
+# endregion properties
 
 
 def _strip_comment(text: str) -> str:
@@ -372,6 +378,7 @@ def _check_plain(text: str, line: int, first: bool = False) -> str:
     return text
 
 
+# region scalars
 _NULLS = {"", "~", "null", "Null", "NULL"}
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
@@ -395,6 +402,7 @@ def _resolve(text: str):
     if _INF_NAN.fullmatch(text):
         return float(text.replace(".", "", 1))  # ".inf" -> "inf", which float() reads
     return text
+# endregion scalars
 
 
 def _block_text(lines: list[str], style: str, chomp: str, final_break: bool = True) -> str:

@@ -66,6 +66,7 @@ class Tag:
         self.key = self.name.lower()  # tags are case-insensitive
 
 
+# region mask
 def mask(text: str) -> str:
     """The text with code, comments and math replaced by spaces; line breaks stay.
 
@@ -88,6 +89,7 @@ _INLINE = re.compile(r"\\.|`+|%%|<!--|\$\$|\$")  # where something hidden may st
 _CLOSER = {"%%": "%%", "<!--": "-->", "$$": "$$"}
 _BACKTICKS = re.compile(r"`+")
 _MATH_END = re.compile(r"(?<=[^\s\\])\$(?!\d)")  # closes $inline math$; "$5 to $10" is not math
+# endregion mask
 
 
 class _Masker:
@@ -184,6 +186,7 @@ def _code_span_end(line: str, pos: int, length: int) -> int | None:
     return None
 
 
+# region headings
 _HEADING = re.compile(r"[ ]{0,3}(#{1,6})(?:[ \t]|$)")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
@@ -222,6 +225,7 @@ def split_sections(text: str, first_line: int = 1, masked: str | None = None) ->
         headings_above = [title for _, title in path]
         sections.append(Section(heading.text, heading.level, headings_above, heading.line, "\n".join(own)))
     return sections
+# endregion headings
 
 
 def section_text(text: str, subpath: str) -> str | None:
@@ -257,6 +261,7 @@ def _ends_with_chain(path: list[str], wanted: list[str]) -> bool:
     return all(any(h == part for h in above) for part in wanted[:-1])
 
 
+# region chunks
 def chunk_sections(title: str, sections: list[Section], max_chars: int = 2000) -> list[Chunk]:
     """Pieces of at most max_chars characters, each starting with "Title > H1 > H2".
 
@@ -272,6 +277,7 @@ def chunk_sections(title: str, sections: list[Section], max_chars: int = 2000) -
         for line, piece in _pack(_paragraphs(body, first), budget, "\n\n"):
             chunks.append(Chunk(f"{context}\n\n{piece}", section.path, line))
     return chunks
+# endregion chunks
 
 
 def _paragraphs(text: str, first_line: int) -> list[tuple[int, str]]:
@@ -324,6 +330,7 @@ def _cut(line: int, piece: str, budget: int, joiner: str) -> list[tuple[int, str
 _SPACES = re.compile(" *")
 
 
+# region links
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 _MARKDOWN_LINK = re.compile(
     r"(!?)\[([^\[\]\n]*)\]\(\s*(<[^<>\n]*>|(?:[^()\s]|\([^()\s]*\))+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
@@ -349,6 +356,7 @@ def find_links(text: str, first_line: int = 1, masked: str | None = None) -> lis
     for start, link in links:
         link.line = line_of(start)
     return [link for _, link in links]
+# endregion links
 
 
 def wikilinks_in(text: str) -> list[Link]:
@@ -357,6 +365,7 @@ def wikilinks_in(text: str) -> list[Link]:
     return [link for link in links if link]
 
 
+# region wikilink
 def _wikilink(embed: bool, inside: str) -> Link | None:
     """[[Folder/Note#Heading|shown text]] taken apart; None for [[]] and the like."""
     destination, _, display = inside.partition("|")
@@ -366,6 +375,7 @@ def _wikilink(embed: bool, inside: str) -> Link | None:
     if not target and not subpath:
         return None
     return Link(target, subpath, display.strip(), embed=embed)
+# endregion wikilink
 
 
 def _markdown_link(bang: str, display: str, destination: str) -> Link | None:
@@ -397,6 +407,7 @@ def _line_finder(text: str, first_line: int):
     return lambda position: first_line + bisect_right(starts, position) - 1
 
 
+# region tags
 # A tag is made of letters of any script, digits, emoji, "_", "-" and "/": anything
 # but white space and punctuation (Unicode's general punctuation blocks included).
 _TAG_CHAR = r"[^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u206f\u2e00-\u2e7f]"
@@ -428,6 +439,7 @@ def find_tags(text: str, first_line: int = 1, masked: str | None = None) -> list
 def is_tag_name(name: str) -> bool:
     """Tag characters only, and not only digits: `y1984` is a tag name, `1984` is not."""
     return bool(_TAG_NAME.fullmatch(name)) and not _DIGITS.fullmatch(name)
+# endregion tags
 
 
 def tag_with_parents(key: str) -> list[str]:

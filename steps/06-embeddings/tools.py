@@ -120,6 +120,7 @@ LIST_NOTES = Tool(
 
 
 # region get-note
+# region get-note-answer
 def get_note(vault: Vault, arguments: dict) -> dict:
     path, text = vault.read_note(arguments["path"])
     note = parse_note(title_of(path), text)
@@ -162,6 +163,7 @@ def json_ready(value):
     if isinstance(value, list):
         return [json_ready(item) for item in value]
     return value
+# endregion get-note-answer
 
 
 LINK_SCHEMA = {

@@ -55,6 +55,7 @@ class Note:
         return chunk_sections(self.title, self.sections, max_chars)
 
 
+# region parse-note
 def parse_note(title: str, text: str) -> Note:
     """Read a note the way Obsidian does. Never raises for any text."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -76,8 +77,10 @@ def parse_note(title: str, text: str) -> Note:
         outline=find_headings(body, first, masked),
         sections=split_sections(body, first, masked),
     )
+# endregion parse-note
 
 
+# region properties
 COMMAS = r","  # an alias may hold spaces: "aliases: Bulk, First rise"
 COMMAS_AND_SPACES = r"[,\s]+"  # a tag or class cannot: "tags: a, b" or "tags: a b"
 
@@ -101,6 +104,7 @@ def property_tags(properties: dict) -> list[str]:
     """The tag names in `tags`, in any form; a leading # is dropped, invalid names too."""
     names = (name.lstrip("#") for name in property_list(properties.get("tags"), COMMAS_AND_SPACES))
     return [name for name in names if is_tag_name(name)]
+# endregion properties
 
 
 def unique_tags(tags: list[Tag]) -> list[Tag]:
@@ -111,6 +115,7 @@ def unique_tags(tags: list[Tag]) -> list[Tag]:
     return list(seen.values())
 
 
+# region property-links
 def property_links(properties: dict, key_lines: dict[str, int]) -> list[Link]:
     """The [[links]] written in property values ("[[Note]]", lists of them, nested maps)."""
     links = []
@@ -120,6 +125,7 @@ def property_links(properties: dict, key_lines: dict[str, int]) -> list[Link]:
                 link.from_property, link.line = key, key_lines.get(key, 1)
                 links.append(link)
     return links
+# endregion property-links
 
 
 def _texts(value) -> list[str]:
