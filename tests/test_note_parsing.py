@@ -1173,3 +1173,17 @@ def test_matches_far_apart_in_a_long_text_take_linear_time(find):
     a minute here: 100,000 matches in 8 MB."""
     text = (" #tag [[a]]" + " " * 69) * 100_000
     assert len(assert_quick(find, text)) == 100_000
+
+
+def test_an_alias_in_a_list_keeps_its_comma():
+    note = parse_note("n", '---\naliases: ["Doe, Jane", 1984, true, "  "]\n---\n')
+    assert note.aliases == ["Doe, Jane", "1984"]
+    assert parse_note("n", "---\naliases: Doe, Jane\n---\n").aliases == ["Doe", "Jane"]
+
+
+def test_a_first_heading_that_repeats_the_title_is_said_once_in_chunks():
+    note = parse_note("Focaccia", "# Focaccia\n\nintro\n\n## Method\n\nbake\n")
+    assert [chunk.text.split("\n")[0] for chunk in note.chunks()] == ["Focaccia", "Focaccia > Method"]
+    assert [chunk.path for chunk in note.chunks()] == [[], ["Method"]]
+    other = parse_note("Notes", "# Bread\n\nx\n")
+    assert other.chunks()[0].text.startswith("Notes > Bread\n")

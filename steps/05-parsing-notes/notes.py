@@ -71,7 +71,7 @@ def parse_note(title: str, text: str) -> Note:
         body=body,
         body_line=first,
         tags=unique_tags(tags + find_tags(body, first, masked)),
-        aliases=property_list(properties.get("aliases"), COMMAS),
+        aliases=alias_list(properties.get("aliases")),
         cssclasses=property_list(properties.get("cssclasses"), COMMAS_AND_SPACES),
         links=property_links(properties, key_lines) + find_links(body, first, masked),
         outline=find_headings(body, first, masked),
@@ -98,6 +98,15 @@ def property_list(value, separators: str) -> list[str]:
         if isinstance(item, (str, int, float)) and not isinstance(item, bool):
             result += [part.strip() for part in re.split(separators, str(item)) if part.strip()]
     return result
+
+
+def alias_list(value) -> list[str]:
+    """Aliases, like tags, may be a text split at commas; but an alias may hold a comma
+    itself, so each item of a list is kept whole (`aliases: ["Doe, Jane"]` is one)."""
+    if not isinstance(value, list):
+        return property_list(value, COMMAS)
+    texts = [str(item).strip() for item in value if isinstance(item, (str, int, float)) and not isinstance(item, bool)]
+    return [text for text in texts if text]
 
 
 def property_tags(properties: dict) -> list[str]:

@@ -35,7 +35,7 @@ class Section:
 @dataclass
 class Chunk:
     text: str  # "Note title > Day 1 > Timing" and a blank line, then the piece itself
-    path: list[str]
+    path: list[str]  # the headings it sits under, without a first heading that repeats the title
     line: int  # where the piece starts
 
 
@@ -270,12 +270,14 @@ def chunk_sections(title: str, sections: list[Section], max_chars: int = 2000) -
     """
     chunks = []
     for section in sections:
-        context = " > ".join([title] + section.path)[: max_chars // 4]
+        # "# Focaccia" at the top of Focaccia.md says the title again: say it once.
+        trail = section.path[1:] if section.path[:1] == [title] else section.path
+        context = " > ".join([title] + trail)[: max_chars // 4]
         budget = max(1, max_chars - len(context) - 2)
         body = section.text.partition("\n")[2] if section.level else section.text
         first = section.line + 1 if section.level else section.line
         for line, piece in _pack(_paragraphs(body, first), budget, "\n\n"):
-            chunks.append(Chunk(f"{context}\n\n{piece}", section.path, line))
+            chunks.append(Chunk(f"{context}\n\n{piece}", trail, line))
     return chunks
 # endregion chunks
 

@@ -277,7 +277,7 @@ SEARCH_VAULT = Tool(
         "properties": {
             "results": {"type": "array", "items": {"type": "object", "properties": {
                 "path": {"type": "string"},
-                "heading": {"type": "string", "description": '"" for the text before the first heading'},
+                "heading": {"type": "string", "description": '"" for the note\'s opening: read the note whole'},
                 "section": {"type": "string", "description": "the note's title and the headings above"},
                 "score": {"type": "number"},
                 "snippet": {"type": "string"},
