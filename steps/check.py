@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Check a step against its recorded wire transcripts.
 
-    python3 steps/check.py 1          start step 1, replay wire/*.sh (and client.py where a
-                                      step has one), compare with the recorded *.out
+    python3 steps/check.py 1          start step 1, replay wire/*.sh, run client.py where a
+                                      step has one (and any program NAME.py with a NAME.out
+                                      beside it), compare with the recorded *.out
     python3 steps/check.py            every step
     python3 steps/check.py 1 --update record the transcripts anew (then run `make guide`); for
                                       whoever maintains the guide, never for an exercise:
@@ -42,12 +43,26 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
                 else:
                     text = run_with_python(script, url, state)
                 results[script.with_suffix(".out")] = normalise(text, vault, session_ids)
+<<<<<<< HEAD
         client = step.path / "client.py"
         if client.exists():  # a stdio conversation, recorded in client.out
             done = subprocess.run([sys.executable, str(client)], capture_output=True, text=True, timeout=60,
                                   env=quiet_environment(str(Path(tmp) / "client-index")))
             results[client.with_suffix(".out")] = done.stdout
+=======
+        for program in recorded_programs(step):
+            done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60)
+            results[program.with_suffix(".out")] = done.stdout
+>>>>>>> chapter-6
         return results
+
+
+def recorded_programs(step: Step) -> list[Path]:
+    """The step's Python programs whose output is recorded beside them: client.py (a
+    stdio conversation, in client.out) wherever a step has one, and any other NAME.py
+    with a NAME.out (step 6's offline_demo.py)."""
+    found = {step.path / "client.py"} | {out.with_suffix(".py") for out in step.path.glob("*.out")}
+    return sorted(program for program in found if program.exists())
 
 
 def check(step: Step, use_curl: bool, update: bool) -> bool:

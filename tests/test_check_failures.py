@@ -63,6 +63,15 @@ def test_check_fails_when_client_out_drifts(tmp_path, capsys):
     assert "+<<< " in printed and "hello over stdio" in printed
 
 
+def test_check_runs_a_program_with_a_recorded_out_and_fails_when_it_drifts(tmp_path, capsys):
+    step = copy_of(find_step(6), tmp_path)
+    edit(step.path / "offline_demo.out", "query: how do I know", "query: how would I know")
+    assert check(step, use_curl=False, update=False) is False
+    printed = capsys.readouterr().out
+    assert "DIFFERS  06-embeddings/offline_demo.out" in printed
+    assert "-query: how would I know" in printed and "+query: how do I know" in printed
+
+
 def test_check_fails_on_a_wire_script_without_a_transcript(tmp_path, capsys):
     step = copy_of(find_step(1), tmp_path)
     shutil.copy(step.path / "wire" / "04-ping.sh", step.path / "wire" / "09-ping-again.sh")

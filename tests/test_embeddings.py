@@ -285,6 +285,12 @@ def test_a_server_that_does_not_speak_http_is_not_ollama():
             connection, _ = listener.accept()
             with connection:
                 connection.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+                # Hang up only once the request is in, as an SSH server does: closing
+                # first races the client's send, which then fails with a broken pipe.
+                connection.settimeout(5)
+                received = b""
+                while b"\r\n\r\n" not in received and (chunk := connection.recv(65536)):
+                    received += chunk
 
         greeter = threading.Thread(target=greet_and_hang_up, daemon=True)
         greeter.start()

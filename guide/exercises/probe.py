@@ -7,8 +7,11 @@ sentence, written for the reader, says what is still missing.
 """
 import http.client
 import json
+import os
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -176,3 +179,82 @@ def tool_error(answer: dict, what: str, argument: str, hint: str = "") -> None:
     expect(argument in text_of(answer["result"], what),
            f"{what} was refused, but the message does not name the argument {argument!r}, so the model "
            f"cannot tell what to fix: {text_of(answer['result'], what)!r}")
+
+
+# ---- chapter 6 on: the copy's embedders, and a stand-in for Ollama ----------------
+
+
+def run_copy(folder: Path, args: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
+    """python3 with args, run in the copy's folder: a program of the copy (["embeddings.py",
+    ...]) or ["-c", code] that imports the copy's modules. The reader's OLLAMA_* variables
+    are left out; env adds the ones a check wants."""
+    clean = {name: value for name, value in os.environ.items() if not name.startswith("OLLAMA_")}
+    return subprocess.run([sys.executable, *args], cwd=folder, env=clean | (env or {}),
+                          capture_output=True, text=True, timeout=60)
+
+
+class StandInOllama:
+    """A stand-in for Ollama on a free loopback port, used in a with block. GET /api/tags
+    lists `models`; POST /api/embed answers one small vector per input, or 404 for a
+    model it does not have, as Ollama does. `requests` keeps (path, parsed body)."""
+
+    def __init__(self, models=("nomic-embed-text:latest",)):
+        self.models, self.requests = list(models), []
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                self.reply(*stand_in.answer(self.path, None))
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = None
+                self.reply(*stand_in.answer(self.path, body))
+
+            def reply(self, status: int, body: dict):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def has(self, model) -> bool:
+        return model in self.models or f"{model}:latest" in self.models
+
+    def answer(self, path: str, body) -> tuple[int, dict]:
+        self.requests.append((path, body))
+        if path == "/api/tags":
+            return 200, {"models": [{"name": name, "model": name} for name in self.models]}
+        if path != "/api/embed" or not isinstance(body, dict) or not isinstance(body.get("input"), list):
+            return 404, {"error": f"the stand-in for Ollama knows no {path} of this shape"}
+        if not self.has(body.get("model")):
+            return 404, {"error": f"model '{body.get('model')}' not found"}
+        return 200, {"model": body["model"], "embeddings": [[i + 1.0, 1.0, 1.0, 1.0] for i in range(len(body["input"]))]}
+
+    def embedded(self) -> list[dict]:
+        """The bodies of the /api/embed requests, in order."""
+        return [body for path, body in self.requests if path == "/api/embed"]
+
+    def __enter__(self) -> "StandInOllama":
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()

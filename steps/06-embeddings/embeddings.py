@@ -26,6 +26,7 @@ KINDS = ("auto", "ollama", "hash")
 APPROXIMATE = "semantic search is approximate"
 
 
+# region make-embedder
 def make_embedder(
     kind: str = "auto",
     *,
@@ -55,6 +56,7 @@ def make_embedder(
             f"For real embeddings: {error.fix}, then restart."
         )
     return ollama, f"embeddings: Ollama, model {ollama.model} at {ollama.url}."
+# endregion make-embedder
 
 
 DEFAULT_SENTENCES = [

@@ -131,6 +131,7 @@ class OllamaEmbedder:
         self.attempts = attempts
         self.backoff = backoff
 
+    # region embed
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order, asked for in batches."""
         vectors = []
@@ -145,7 +146,9 @@ class OllamaEmbedder:
     def _embed(self, inputs: list[str]) -> list[list[float]]:
         answer = self._with_retries("/api/embed", {"model": self.model, "input": inputs})
         return self._checked_vectors(answer, len(inputs))
+    # endregion embed
 
+    # region quick-look
     def check(self, timeout: float = 2.0) -> None:
         """One quick look, without retries: GET /api/tags, the models pulled.
         Raises OllamaError unless Ollama answers and has the model."""
@@ -160,9 +163,11 @@ class OllamaEmbedder:
         # 'nomic-embed-text' means the tag 'latest', and /api/tags lists it so.
         if self.model not in names and f"{self.model}:latest" not in names:
             raise self._model_missing()
+    # endregion quick-look
 
     # ---- one request, and what can go wrong with it -------------------------
 
+    # region retries
     def _with_retries(self, path: str, body: dict) -> object:
         """POST body to path and return the parsed answer; a failure that may
         pass is tried again after a wait that doubles each time."""
@@ -174,6 +179,7 @@ class OllamaEmbedder:
                     tries = f" after {attempt} tries" if attempt > 1 else ""
                     raise OllamaError(error.problem + tries, error.fix) from None
                 time.sleep(self.backoff * 2 ** (attempt - 1))
+    # endregion retries
 
     def _request(self, path: str, body: dict | None, timeout: float) -> object:
         """One request (POST with a body, else GET); the parsed JSON answer."""
@@ -213,6 +219,7 @@ class OllamaEmbedder:
             "start it with `ollama serve`, or set OLLAMA_HOST to where it listens",
         )
 
+    # region status
     def _status_error(self, path: str, status: int, raw: bytes) -> OllamaError:
         error = _error_field(raw)  # Ollama explains itself in {"error": "..."}
         if status >= 500:
@@ -228,6 +235,7 @@ class OllamaEmbedder:
             f"Ollama at {self.url} refused the request with HTTP {status}: {error or _preview(raw)}",
             f"check that {self.model} is an embedding model and that Ollama is up to date",
         )
+    # endregion status
 
     def _model_missing(self) -> OllamaError:
         return OllamaError(
@@ -249,6 +257,7 @@ class OllamaEmbedder:
 
     # ---- what an answer must be -----------------------------------------------
 
+    # region checked
     def _checked_vectors(self, answer: object, count: int) -> list[list[float]]:
         """The answer's vectors, normalised, once every check has passed."""
         vectors = answer.get("embeddings") if isinstance(answer, dict) else None
@@ -268,6 +277,7 @@ class OllamaEmbedder:
                 raise self._broken("holds a vector without a direction (all zeros) or too long to measure")
         self.dimension = dimension
         return [normalise(vector) for vector in vectors]
+    # endregion checked
 
 
 # No proxy handler: see the module's docstring.

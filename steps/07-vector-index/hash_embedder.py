@@ -89,6 +89,7 @@ def pieces(word: str) -> list[str]:
     ]
 
 
+# region features
 def features(text: str) -> Counter:
     """Every feature of the text (see the module's docstring), with its count."""
     found = Counter()
@@ -99,8 +100,10 @@ def features(text: str) -> Counter:
     for word in the_words:
         found.update(pieces(word))
     return found
+# endregion features
 
 
+# region slot
 @functools.lru_cache(maxsize=1 << 17)
 def slot(feature: str, dimension: int) -> tuple[int, int]:
     """Where a feature goes: (index in [0, dimension), sign +1 or -1).
@@ -111,6 +114,7 @@ def slot(feature: str, dimension: int) -> tuple[int, int]:
     # far below 2**63 the two are as good as independent.
     sign = 1 if number >> 63 == 0 else -1
     return number % dimension, sign
+# endregion slot
 
 
 class HashEmbedder:
@@ -124,6 +128,7 @@ class HashEmbedder:
         self.dimension = dimension
         self.name = f"hash-{dimension}"
 
+    # region embed
     def embed(self, text: str) -> list[float]:
         """The text's vector: every feature added, weighted, into its slot."""
         vector = [0.0] * self.dimension
@@ -132,6 +137,7 @@ class HashEmbedder:
             weight = (1 + math.log(count)) * KIND_WEIGHTS[feature[0]]
             vector[index] += sign * weight
         return normalise(vector)
+    # endregion embed
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return [self.embed(text) for text in texts]

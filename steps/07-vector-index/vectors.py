@@ -9,6 +9,7 @@ and computes one sum of products per stored vector.
 import math
 import operator
 
+# region dot
 if hasattr(math, "sumprod"):  # Python 3.12 and newer: one loop in C, and more precise
     _sumprod = math.sumprod
 else:  # Python 3.11
@@ -23,6 +24,7 @@ def dot(a: list[float], b: list[float]) -> float:
     if len(a) != len(b):
         raise ValueError(f"vectors of different lengths: {len(a)} and {len(b)}")
     return _sumprod(a, b)
+# endregion dot
 
 
 def norm(vector: list[float]) -> float:
