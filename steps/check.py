@@ -43,17 +43,10 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
                 else:
                     text = run_with_python(script, url, state)
                 results[script.with_suffix(".out")] = normalise(text, vault, session_ids)
-<<<<<<< HEAD
-        client = step.path / "client.py"
-        if client.exists():  # a stdio conversation, recorded in client.out
-            done = subprocess.run([sys.executable, str(client)], capture_output=True, text=True, timeout=60,
-                                  env=quiet_environment(str(Path(tmp) / "client-index")))
-            results[client.with_suffix(".out")] = done.stdout
-=======
         for program in recorded_programs(step):
-            done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60)
+            done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60,
+                                  env=quiet_environment(str(Path(tmp) / f"{program.stem}-index")))
             results[program.with_suffix(".out")] = done.stdout
->>>>>>> chapter-6
         return results
 
 
