@@ -1,0 +1,127 @@
+"""Search: vector similarity and BM25, fused, one result per note, each with a snippet.
+
+    search(index, embedder, "how often to feed a starter", limit=5, tag="bread")
+
+Three modes. "semantic" ranks chunks by cosine similarity to the query's vector
+(index.nearest); "keyword" ranks them by BM25 (keyword_index.py); "hybrid", the
+default, ranks both ways and fuses the two rankings by weighted reciprocal-rank
+fusion: a chunk scores sum(weight / (RRF_K + rank)) over the rankings it is in.
+Ranks, not raw scores, because a cosine and a BM25 score are on unrelated scales;
+a chunk near the top of both lists beats one at the top of a single list. Hybrid
+also keeps search useful with the offline embedder, whose vectors know words but
+not meaning.
+
+A note has many chunks, and a model wants notes, so search asks for more chunks
+than it needs, keeps the best chunk of each note, and asks again for more if too
+few notes came back.
+"""
+import heapq
+from dataclasses import dataclass
+from operator import itemgetter
+
+from keyword_index import matches, tokenize
+
+MODES = ("hybrid", "semantic", "keyword")
+RRF_K = 60  # the customary constant: it keeps rank 1 from outweighing ranks 2 and 3 by too much
+WEIGHTS = {"semantic": 1.0, "keyword": 1.0}  # how much each ranking counts in hybrid mode
+CHUNKS_PER_NOTE = 4  # first guess at how many chunks to fetch per note wanted
+SNIPPET_LENGTH = 200  # characters
+
+
+@dataclass
+class Hit:
+    path: str
+    heading_path: list[str]
+    score: float  # hybrid: fused rank score; semantic: cosine; keyword: BM25
+    snippet: str
+    semantic: float | None = None  # the chunk's cosine similarity, when it was among the semantic results
+    keyword: float | None = None  # its BM25 score, when it was among the keyword results
+
+
+def search(index, embedder, query: str, limit: int = 5, folder: str | None = None,
+           tag: str | None = None, mode: str = "hybrid") -> list[Hit]:
+    """The `limit` notes that best match `query`, each as its best chunk, best first.
+
+    folder: only notes in that folder or below it. tag: only chunks with that tag or
+    a tag nested under it ("bread" matches "bread/sourdough"). `embedder` may be None
+    in keyword mode."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if limit < 1:
+        return []
+    terms = list(dict.fromkeys(tokenize(query)))  # each term once, in order
+    query_vector = embedder.embed_query(query) if mode != "keyword" else None
+    with index.lock:  # no update may reuse a row between ranking and reading it
+        rows = index.rows_matching(folder, tag)
+        wanted = limit * CHUNKS_PER_NOTE
+        while True:
+            ranked, exhausted = rank_chunks(index, query_vector, terms, wanted, rows, mode)
+            best = best_chunk_per_note(index, ranked)
+            if len(best) >= limit or exhausted:
+                break
+            wanted *= 4  # many chunks came from the same few notes: look further down
+        return [make_hit(index.chunks[row], score, terms, mode) for row, score in best[:limit]]
+
+
+def rank_chunks(index, query_vector, terms, wanted: int, rows, mode: str):
+    """Up to `wanted` chunks as [(row, (score, cosine, bm25))], best first, and
+    whether that is all there is to find."""
+    semantic, keyword = {}, {}
+    if mode != "keyword":
+        semantic = {row: cosine for cosine, row in index.nearest(query_vector, wanted, rows)}
+    if mode != "semantic" and terms:
+        scores = index.keywords().scores(terms, rows)
+        keyword = dict(heapq.nlargest(wanted, scores.items(), key=itemgetter(1)))
+    exhausted = len(semantic) < wanted and len(keyword) < wanted
+    if mode == "semantic":
+        fused = semantic
+    elif mode == "keyword":
+        fused = keyword
+    else:
+        fused = reciprocal_rank_fusion({"semantic": list(semantic), "keyword": list(keyword)}, WEIGHTS)
+    # Ties go by chunk id, so the order does not depend on where chunks sit in memory.
+    ranked = sorted(fused.items(), key=lambda item: (-item[1], index.chunks[item[0]].id))
+    return [(row, (score, semantic.get(row), keyword.get(row))) for row, score in ranked], exhausted
+
+
+def reciprocal_rank_fusion(rankings: dict[str, list], weights: dict[str, float], k: int = RRF_K) -> dict:
+    """Fuse rankings (lists of items, best first) into {item: score}, higher is better."""
+    fused: dict = {}
+    for name, ranking in rankings.items():
+        for rank, item in enumerate(ranking, 1):
+            fused[item] = fused.get(item, 0.0) + weights[name] / (k + rank)
+    return fused
+
+
+def best_chunk_per_note(index, ranked) -> list:
+    """The first (best) chunk of each note in `ranked`, in order."""
+    seen, best = set(), []
+    for row, scores in ranked:
+        path = index.chunks[row].path
+        if path not in seen:
+            seen.add(path)
+            best.append((row, scores))
+    return best
+
+
+def make_hit(chunk, scores, terms, mode: str) -> Hit:
+    score, cosine, bm25 = scores
+    words = terms if mode != "semantic" else ()
+    return Hit(chunk.path, chunk.heading_path, round(score, 6), snippet(chunk.text, words), cosine, bm25)
+
+
+def snippet(text: str, terms, length: int = SNIPPET_LENGTH) -> str:
+    """About `length` characters of text: around the most query terms close
+    together, or from the start when none occur."""
+    start = 0
+    found = matches(text, set(terms))[:100]  # enough to choose from, and the choice below is quadratic
+    if found:
+        best = max(found, key=lambda match: len({term for s, _, term in found if match[0] <= s < match[0] + length}))
+        start = max(0, best[0] - length // 5)  # a little context before the first matched word
+        while start > 0 and not text[start - 1].isspace():  # do not start inside a word
+            start -= 1
+    end = min(len(text), start + length)
+    while end < len(text) and not text[end].isspace():  # nor end inside one
+        end += 1
+    piece = " ".join(text[start:end].split())
+    return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")
