@@ -95,6 +95,12 @@ def files_of(directory: Path) -> dict[str, bytes]:
     return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+def writes_seen(directory: Path) -> dict[str, tuple]:
+    """Each file's content, inode and modification time: a file rewritten, even with the same bytes, shows."""
+    return {name: (content, (directory / name).stat().st_ino, (directory / name).stat().st_mtime_ns)
+            for name, content in files_of(directory).items()}
+
+
 def note_file(index: Index, path: str) -> Path:
     return index.notes_dir / note_file_name(path)
 # endregion helpers
@@ -243,10 +249,10 @@ def test_no_index_yet(tmp_path):
 def test_updating_a_note_writes_that_note_file_only(tmp_path):
     index = build(tmp_path)
     assert search(index, HashingEmbedder(), "cabbage")[0].path == "Ferments/Kimchi.md"  # keyword postings now exist
-    before = files_of(tmp_path / "index")
+    before = writes_seen(tmp_path / "index")
     new = chunk("Ferments/Kimchi.md", "Gochugaru gives kimchi its colour.", tags=["ferment/vegetable"])
     index.update_note("Ferments/Kimchi.md", [new], HashingEmbedder().embed_documents([new.text]))
-    after = files_of(tmp_path / "index")
+    after = writes_seen(tmp_path / "index")
     changed = {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
     assert changed == {f"{index.generation}/{note_file_name('Ferments/Kimchi.md')}"}
     assert search(index, HashingEmbedder(), "gochugaru")[0].path == "Ferments/Kimchi.md"
@@ -255,9 +261,9 @@ def test_updating_a_note_writes_that_note_file_only(tmp_path):
 
 def test_removing_a_note_deletes_its_file_only(tmp_path):
     index = build(tmp_path)
-    before = files_of(tmp_path / "index")
+    before = writes_seen(tmp_path / "index")
     index.remove_note("Ferments/Kombucha.md")
-    after = files_of(tmp_path / "index")
+    after = writes_seen(tmp_path / "index")
     assert set(before) - set(after) == {f"{index.generation}/{note_file_name('Ferments/Kombucha.md')}"}
     assert all(after[name] == before[name] for name in after)
     assert "Ferments/Kombucha.md" not in {hit.path for hit in search(index, HashingEmbedder(), "kombucha scoby")}
@@ -355,12 +361,12 @@ def test_bm25_a_rare_word_outweighs_a_common_one(tmp_path):
 
 def test_bm25_counts_title_headings_and_aliases():
     keywords = KeywordIndex()
-    keywords.add(0, keyword_index.weighted_terms("Levain", [], ["Levain"], [], "Mix and wait."))
-    keywords.add(1, keyword_index.weighted_terms("Notes", [], ["Notes"], [], "Some levain, mixed."))
+    keywords.add(0, keyword_index.weighted_terms("Levain", [], ["Levain"], [], "Mix flour and water, then wait."))
+    keywords.add(1, keyword_index.weighted_terms("Method", [], ["Method"], [], "Mix levain and water, then wait."))
     keywords.add(2, keyword_index.weighted_terms("Hydration", ["Baker's percentages"], ["Hydration"], [], "Water."))
     keywords.add(3, keyword_index.weighted_terms("Misc", [], ["Misc", "Percentages of salt"], [], "Salt."))
     scores = keywords.scores(["levain"])
-    assert scores[0] > scores[1]  # in the title beats in the text
+    assert scores[0] > scores[1]  # in the title beats in the text (the chunks are equally long)
     assert set(keywords.scores([normal_form("percentages")])) == {2, 3}  # an alias and a heading are searched
 
 
