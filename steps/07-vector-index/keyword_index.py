@@ -33,8 +33,8 @@ STOPWORDS = frozenset(
 )
 VOWELS = set("aeiouy")
 # How much a word counts where it appears: a word in the title or an alias says
-# more about the chunk than the same word in a sentence.
-FIELD_WEIGHTS = {"title": 3, "aliases": 3, "headings": 2, "tags": 2, "text": 1}
+# more about the chunk than the same word in a sentence of the text (which counts 1).
+FIELD_WEIGHTS = {"title": 3, "aliases": 3, "headings": 2, "tags": 2}
 
 
 @lru_cache(maxsize=100_000)  # a vault repeats its words; each is normalised once
@@ -63,8 +63,7 @@ def normal_form(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """The normal forms of the words in text, in order, without the stopwords."""
-    words = (normal_form(word) for word in WORD.findall(text))
-    return [word for word in words if word not in STOPWORDS]
+    return [term for term in map(normal_form, WORD.findall(text)) if term not in STOPWORDS]
 
 
 def matches(text: str, terms) -> list[tuple[int, int, str]]:
@@ -85,12 +84,12 @@ def weighted_terms(title: str, aliases, heading_path, tags, text: str) -> Counte
         "aliases": " ".join(aliases),
         "headings": " ".join(headings),
         "tags": " ".join(tags),  # "bread/sourdough" gives "bread" and "sourdough"
-        "text": text,
     }
-    counts = Counter()
+    counts = Counter(tokenize(text))
     for field, words in fields.items():
-        for term, count in Counter(tokenize(words)).items():
-            counts[term] += count * FIELD_WEIGHTS[field]
+        weight = FIELD_WEIGHTS[field]
+        for term in tokenize(words):
+            counts[term] = counts.get(term, 0) + weight  # not counts[term] +=, which is slower on a Counter
     return counts
 
 
@@ -111,7 +110,11 @@ class KeywordIndex:
 
     def add(self, row: int, terms: Counter) -> None:
         for term, count in terms.items():
-            self.postings.setdefault(term, {})[row] = count
+            rows = self.postings.get(term)
+            if rows is None:
+                self.postings[term] = {row: count}
+            else:
+                rows[row] = count
         length = sum(terms.values())
         self.lengths[row] = length
         self.total_length += length

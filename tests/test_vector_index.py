@@ -1,0 +1,532 @@
+"""Step 7's index and search, without a server: storage, the sketch search, BM25, fusion, filters."""
+import array
+import base64
+import hashlib
+import heapq
+import io
+import json
+import math
+import struct
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+STEP = Path(__file__).resolve().parent.parent / "steps" / "07-vector-index"
+sys.path.insert(0, str(STEP))
+
+import index as index_module  # noqa: E402
+import keyword_index  # noqa: E402
+import vector_search  # noqa: E402
+from clustered_vectors import ClusteredVectors  # noqa: E402
+from index import Chunk, Index, IndexCorrupt, IndexMissing, IndexStale, ProgressLine, note_file_name  # noqa: E402
+from keyword_index import KeywordIndex, normal_form, tokenize  # noqa: E402
+from search import reciprocal_rank_fusion, search, snippet  # noqa: E402
+
+
+# region helpers
+class HashingEmbedder:
+    """A tiny deterministic embedder: each word adds its own small pattern to 64 dimensions.
+
+    It knows words, not meaning, like step 6's offline embedder: texts that share
+    words point the same way."""
+
+    name = "test-hashing"
+    dimension = 64
+
+    def embed_documents(self, texts):
+        return [self.embed_query(text) for text in texts]
+
+    def embed_query(self, text):
+        vector = [0.0] * self.dimension
+        for word in tokenize(text):
+            digest = hashlib.sha256(word.encode()).digest()
+            for place, weight in zip(digest[:3], digest[3:6]):  # three dimensions, weights -1 to 1
+                vector[place % self.dimension] += weight / 127.5 - 1.0
+        length = math.sqrt(sum(x * x for x in vector)) or 1.0
+        return [x / length for x in vector]
+
+
+class TableEmbedder:
+    """Returns the vector the test chose for each text: full control of the semantic ranking."""
+
+    name = "test-table"
+
+    def __init__(self, table: dict[str, list[float]]):
+        self.table = table
+        self.dimension = len(next(iter(table.values())))
+
+    def embed_documents(self, texts):
+        return [self.table[text] for text in texts]
+
+    def embed_query(self, text):
+        return self.table[text]
+
+
+def chunk(path, text, heading=None, title=None, tags=(), aliases=(), number=0):
+    title = title or Path(path).stem
+    folder = path.rpartition("/")[0]
+    return Chunk(id=f"{path}#{number}", path=path, heading_path=[title] + ([heading] if heading else []),
+                 text=text, title=title, aliases=list(aliases), tags=list(tags), folder=folder)
+
+
+VAULT = [
+    chunk("Bread/Sourdough.md", "Feed the starter twice a day with equal weights of flour and water.",
+          "Feeding", tags=["bread/sourdough"], number=0),
+    chunk("Bread/Sourdough.md", "A levain is a portion of starter built up for one bake.",
+          "Levain", tags=["bread/sourdough"], number=1),
+    chunk("Bread/Rye/Pumpernickel.md", "Rye dough is sticky; a long bake at low heat darkens the crumb.",
+          tags=["bread", "rye"]),
+    chunk("Ferments/Kimchi.md", "Salt the cabbage, rinse it, and pack it with chili paste.",
+          tags=["ferment/vegetable"]),
+    chunk("Ferments/Kombucha.md", "Kombucha needs a scoby, sweet tea and a warm shelf.", tags=["ferment/drink"]),
+    chunk("Journal/2024-03-01.md", "Baked a rye loaf today; the starter was sluggish in the cold.", tags=["journal"]),
+    chunk("Glossary.md", "Hydration is the weight of water divided by the weight of flour.",
+          aliases=["Baker's percentages"]),
+]
+
+
+def build(tmp_path, chunks=VAULT, embedder=None) -> Index:
+    return Index.build(tmp_path / "index", embedder or HashingEmbedder(), chunks)
+
+
+def files_of(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def writes_seen(directory: Path) -> dict[str, tuple]:
+    """Each file's content, inode and modification time: a file rewritten, even with the same bytes, shows."""
+    return {name: (content, (directory / name).stat().st_ino, (directory / name).stat().st_mtime_ns)
+            for name, content in files_of(directory).items()}
+
+
+def note_file(index: Index, path: str) -> Path:
+    return index.notes_dir / note_file_name(path)
+# endregion helpers
+
+
+# region storage
+def test_a_loaded_index_equals_the_built_one(tmp_path):
+    built = build(tmp_path)
+    loaded = Index.load(tmp_path / "index", "test-hashing", 64)
+    assert len(loaded) == len(built) == len(VAULT)
+    assert sorted(loaded.note_paths()) == sorted({c.path for c in VAULT})
+    by_id = {c.id: (c, v) for c, v in zip(loaded.chunks, loaded.vectors)}
+    for original in VAULT:
+        stored, vector = by_id[original.id]
+        assert stored == original
+        expected = HashingEmbedder().embed_query(original.text)
+        assert vector.tolist() == pytest.approx(expected, abs=1e-6)  # float32 keeps about 7 digits
+    for query in ("starter feeding", "rye bake", "kombucha tea"):
+        assert search(loaded, HashingEmbedder(), query) == search(built, HashingEmbedder(), query)
+
+
+def test_vectors_are_stored_as_little_endian_float32_in_base64():
+    vector = array.array("f", [1.5, -2.0, 0.25])
+    raw = base64.b64decode(vector_search.encode_vector(vector))
+    assert struct.unpack("<3f", raw) == (1.5, -2.0, 0.25)
+    assert vector_search.decode_vector(vector_search.encode_vector(vector), 3) == vector
+
+
+def test_a_big_endian_machine_writes_and_reads_the_same_bytes(monkeypatch):
+    monkeypatch.setattr(vector_search, "sys", types.SimpleNamespace(byteorder="big"))
+    native = array.array("f", [1.5, -2.0, 0.25])
+    as_on_big_endian = array.array("f", native)
+    as_on_big_endian.byteswap()  # how the same numbers sit in a big-endian machine's memory
+    text = vector_search.encode_vector(as_on_big_endian)
+    assert base64.b64decode(text) == struct.pack("<3f", 1.5, -2.0, 0.25)
+    assert vector_search.decode_vector(text, 3).tobytes() == as_on_big_endian.tobytes()
+    assert vector_search.sketch(as_on_big_endian) == 0b010  # only the second number is negative
+
+
+def crash_while_writing(monkeypatch, after_bytes=100):
+    """From now on, json.dump stops after `after_bytes` characters as if the process were killed."""
+
+    def partial_dump(data, file, **options):
+        text = json.dumps(data, **options)
+        file.write(text[:after_bytes])
+        if len(text) > after_bytes:
+            raise SystemExit("killed mid-write")
+
+    monkeypatch.setattr(index_module.json, "dump", partial_dump)
+
+
+def test_a_crash_while_updating_a_note_leaves_the_old_version(tmp_path, monkeypatch):
+    index = build(tmp_path)
+    before = note_file(index, "Glossary.md").read_bytes()
+    crash_while_writing(monkeypatch)
+    with pytest.raises(SystemExit):
+        index.update_note("Glossary.md", [chunk("Glossary.md", "Rewritten completely.")], [[1.0] + [0.0] * 63])
+    monkeypatch.undo()
+    assert note_file(index, "Glossary.md").read_bytes() == before
+    loaded = Index.load(tmp_path / "index", "test-hashing", 64)  # no IndexCorrupt
+    assert [c.text for c in loaded.chunks if c.path == "Glossary.md"] == [VAULT[-1].text]
+
+
+def test_a_crash_during_a_rebuild_leaves_the_old_index(tmp_path, monkeypatch):
+    build(tmp_path)
+    before = files_of(tmp_path / "index")
+    crash_while_writing(monkeypatch, after_bytes=10_000)  # the first note files are written whole
+    with pytest.raises(SystemExit):
+        build(tmp_path, VAULT[:3] + [chunk("New.md", "x" * 20_000)])
+    monkeypatch.undo()
+    loaded = Index.load(tmp_path / "index", "test-hashing", 64)
+    assert sorted(c.id for c in loaded.chunks) == sorted(c.id for c in VAULT)
+    after = files_of(tmp_path / "index")
+    assert {name: after[name] for name in before} == before  # what was there is untouched
+
+
+def test_a_rebuild_replaces_the_old_generation(tmp_path):
+    build(tmp_path)
+    rebuilt = build(tmp_path, VAULT[:2])
+    folders = [p.name for p in (tmp_path / "index").iterdir() if p.is_dir()]
+    assert folders == [rebuilt.generation]
+    assert len(Index.load(tmp_path / "index", "test-hashing", 64)) == 2
+
+
+@pytest.mark.parametrize(
+    "damage, complaint",
+    [
+        (lambda text: text[: len(text) // 2], "damaged"),  # cut short: bad JSON
+        (lambda text: text.replace('"vector":"', '"vector":"AAAA', 1), "expected 64"),  # one number too many
+        (lambda text: text.replace('"vector":"', '"vector":"!', 1), "damaged"),  # not base64
+        (lambda text: text.replace('"heading_path"', '"headings"', 1), "damaged"),  # a field missing
+    ],
+    ids=["truncated-json", "wrong-dimension", "bad-base64", "missing-field"],
+)
+def test_a_damaged_note_file_is_reported_by_name(tmp_path, damage, complaint):
+    index = build(tmp_path)
+    file = note_file(index, "Ferments/Kimchi.md")
+    file.write_text(damage(file.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(IndexCorrupt, match=complaint) as caught:
+        Index.load(tmp_path / "index", "test-hashing", 64)
+    assert file.name in str(caught.value) and "rebuild" in str(caught.value)
+
+
+def test_a_truncated_vector_is_detected(tmp_path):
+    index = build(tmp_path)
+    file = note_file(index, "Glossary.md")
+    data = json.loads(file.read_text(encoding="utf-8"))
+    vector = base64.b64decode(data["chunks"][0]["vector"])
+    data["chunks"][0]["vector"] = base64.b64encode(vector[:-8]).decode()  # the last two numbers lost
+    file.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(IndexCorrupt, match="62 numbers, expected 64"):
+        Index.load(tmp_path / "index", "test-hashing", 64)
+
+
+def test_a_damaged_manifest_is_reported(tmp_path):
+    build(tmp_path)
+    (tmp_path / "index" / "index.json").write_text('{"format": 1, "embed', encoding="utf-8")
+    with pytest.raises(IndexCorrupt, match="manifest"):
+        Index.load(tmp_path / "index", "test-hashing", 64)
+
+
+def test_a_file_that_is_not_named_after_its_note_is_corrupt(tmp_path):
+    index = build(tmp_path)
+    note_file(index, "Glossary.md").rename(index.notes_dir / note_file_name("Elsewhere.md"))
+    with pytest.raises(IndexCorrupt, match="another name"):
+        Index.load(tmp_path / "index", "test-hashing", 64)
+
+
+def test_another_model_dimension_or_format_means_rebuild(tmp_path):
+    build(tmp_path)
+    with pytest.raises(IndexStale, match="'test-hashing'.*'nomic-embed-text'"):
+        Index.load(tmp_path / "index", "nomic-embed-text", 64)
+    with pytest.raises(IndexStale, match="64 dimensions.*768 dimensions"):
+        Index.load(tmp_path / "index", "test-hashing", 768)
+    manifest = tmp_path / "index" / "index.json"
+    manifest.write_text(manifest.read_text().replace('"format":1', '"format":0'))
+    with pytest.raises(IndexStale, match="format"):
+        Index.load(tmp_path / "index", "test-hashing", 64)
+
+
+def test_no_index_yet(tmp_path):
+    with pytest.raises(IndexMissing):
+        Index.load(tmp_path / "nothing-here", "test-hashing", 64)
+
+
+def test_updating_a_note_writes_that_note_file_only(tmp_path):
+    index = build(tmp_path)
+    assert search(index, HashingEmbedder(), "cabbage")[0].path == "Ferments/Kimchi.md"  # keyword postings now exist
+    before = writes_seen(tmp_path / "index")
+    new = chunk("Ferments/Kimchi.md", "Gochugaru gives kimchi its colour.", tags=["ferment/vegetable"])
+    index.update_note("Ferments/Kimchi.md", [new], HashingEmbedder().embed_documents([new.text]))
+    after = writes_seen(tmp_path / "index")
+    changed = {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
+    assert changed == {f"{index.generation}/{note_file_name('Ferments/Kimchi.md')}"}
+    assert search(index, HashingEmbedder(), "gochugaru")[0].path == "Ferments/Kimchi.md"
+    assert not search(index, HashingEmbedder(), "cabbage", mode="keyword")
+
+
+def test_removing_a_note_deletes_its_file_only(tmp_path):
+    index = build(tmp_path)
+    before = writes_seen(tmp_path / "index")
+    index.remove_note("Ferments/Kombucha.md")
+    after = writes_seen(tmp_path / "index")
+    assert set(before) - set(after) == {f"{index.generation}/{note_file_name('Ferments/Kombucha.md')}"}
+    assert all(after[name] == before[name] for name in after)
+    assert "Ferments/Kombucha.md" not in {hit.path for hit in search(index, HashingEmbedder(), "kombucha scoby")}
+    index.update_note("Ferments/Kefir.md", [chunk("Ferments/Kefir.md", "Kefir grains in milk.")],
+                      HashingEmbedder().embed_documents(["Kefir grains in milk."]))
+    assert len(index.chunks) == len(VAULT)  # the emptied row was used again
+    assert search(index, HashingEmbedder(), "kefir grains", mode="keyword")[0].path == "Ferments/Kefir.md"
+
+
+def test_the_default_location_is_the_user_cache_keyed_by_vault(tmp_path, monkeypatch):
+    monkeypatch.setattr(index_module.sys, "platform", "linux")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    first = index_module.default_index_dir(tmp_path / "vault-a")
+    assert first.parent == (tmp_path / "cache" / "vault-mcp").resolve()
+    assert first != index_module.default_index_dir(tmp_path / "vault-b")
+    assert first == index_module.default_index_dir(tmp_path / "other" / ".." / "vault-a")  # the same vault
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # the XDG spec says: ignore it
+    assert index_module.default_index_dir(tmp_path / "v").parent == (Path.home() / ".cache" / "vault-mcp").resolve()
+    monkeypatch.setattr(index_module.sys, "platform", "darwin")
+    assert "Library/Caches/vault-mcp" in index_module.default_index_dir(tmp_path / "v").as_posix()
+    monkeypatch.setattr(index_module.sys, "platform", "win32")
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "local"))
+    assert index_module.default_index_dir(tmp_path / "v").parent == (tmp_path / "local" / "vault-mcp").resolve()
+    assert index_module.default_index_dir(tmp_path / "v", override=tmp_path / "mine") == (tmp_path / "mine").resolve()
+
+
+def test_the_index_is_never_inside_the_vault(tmp_path):
+    with pytest.raises(ValueError, match="inside the vault"):
+        index_module.default_index_dir(tmp_path, override=tmp_path / ".index")
+
+
+def test_build_reports_progress_with_rate_and_time_left(tmp_path):
+    ticks = iter(range(100))
+    stream = io.StringIO()
+    progress = ProgressLine(stream, clock=lambda: next(ticks) * 3.0)  # each note takes 3 seconds
+    Index.build(tmp_path / "index", HashingEmbedder(), VAULT, progress=progress)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "indexing: 0/6 notes"
+    assert lines[1] == "indexing: 2/6 notes, 0.3 notes/s, about 12 s left"  # a log gets a line every 5 s
+    assert lines[-1] == "indexed 6 notes in 18 s, 0.3 notes/s"
+# endregion storage
+
+
+# region search
+def test_folder_filter_takes_subfolders_but_not_lookalikes(tmp_path):
+    vault = VAULT + [chunk("Breadcrumbs/Panko.md", "Panko is bread made into crumbs, a bake without crust.")]
+    index = build(tmp_path, vault)
+    paths = {hit.path for hit in search(index, HashingEmbedder(), "bread bake", limit=10, folder="bread/")}
+    assert paths == {"Bread/Sourdough.md", "Bread/Rye/Pumpernickel.md"}
+    paths = {hit.path for hit in search(index, HashingEmbedder(), "bread bake", limit=10, folder="Bread/Rye")}
+    assert paths == {"Bread/Rye/Pumpernickel.md"}
+
+
+def test_tag_filter_honours_nested_tags(tmp_path):
+    index = build(tmp_path)
+    found = {hit.path for hit in search(index, HashingEmbedder(), "starter salt tea", limit=10, tag="#ferment")}
+    assert found == {"Ferments/Kimchi.md", "Ferments/Kombucha.md"}
+    found = {hit.path for hit in search(index, HashingEmbedder(), "starter rye", limit=10, tag="bread")}
+    assert found == {"Bread/Sourdough.md", "Bread/Rye/Pumpernickel.md"}
+    assert search(index, HashingEmbedder(), "starter", tag="bre") == []  # a prefix of a name is not a parent
+    found = {hit.path for hit in search(index, HashingEmbedder(), "rye", limit=10, folder="Bread", tag="rye")}
+    assert found == {"Bread/Rye/Pumpernickel.md"}
+
+
+def test_each_note_appears_once_with_its_best_section(tmp_path):
+    sections = [chunk("Long.md", f"Section {n} talks about nothing much.", f"Part {n}", number=n) for n in range(12)]
+    sections[7] = chunk("Long.md", "Here the crumb, the crumb and the open crumb.", "Part 7", number=7)
+    vault = sections + [chunk("Short.md", "An open crumb needs high hydration.")]
+    index = build(tmp_path, vault)
+    for mode in ("keyword", "hybrid"):
+        hits = search(index, HashingEmbedder(), "open crumb", limit=5, mode=mode)
+        assert [hit.path for hit in hits] == ["Long.md", "Short.md"]
+        assert hits[0].heading_path == ["Long", "Part 7"]
+
+
+def test_search_looks_further_when_one_note_fills_the_first_hits(tmp_path):
+    sections = [chunk("Long.md", f"Crumb notes, part {n}.", f"Part {n}", number=n) for n in range(30)]
+    other = chunk("Other.md", "A crumb, once, among many other words: " + "filler words " * 30)
+    index = build(tmp_path, sections + [other])
+    hits = search(index, HashingEmbedder(), "crumb", limit=2, mode="keyword")
+    assert [hit.path for hit in hits] == ["Long.md", "Other.md"]  # Other.md ranks 31st of 31 chunks
+
+
+def test_bm25_a_rare_word_outweighs_a_common_one(tmp_path):
+    common = [chunk(f"Note{n}.md", f"Flour and water, note {n}.") for n in range(20)]
+    rare = chunk("Rare.md", "Flour and water and einkorn.")
+    only_common = chunk("Common.md", "Flour, flour and water.")
+    index = build(tmp_path, common + [rare, only_common])
+    scores = index.keywords().scores(tokenize("flour einkorn"))
+    rare_row = index.rows_by_note["Rare.md"][0]
+    common_row = index.rows_by_note["Common.md"][0]
+    assert scores[rare_row] > 2 * scores[common_row]
+    assert search(index, None, "flour einkorn", mode="keyword")[0].path == "Rare.md"
+
+
+def test_bm25_counts_title_headings_and_aliases():
+    keywords = KeywordIndex()
+    keywords.add(0, keyword_index.weighted_terms("Levain", [], ["Levain"], [], "Mix flour and water, then wait."))
+    keywords.add(1, keyword_index.weighted_terms("Method", [], ["Method"], [], "Mix levain and water, then wait."))
+    keywords.add(2, keyword_index.weighted_terms("Hydration", ["Baker's percentages"], ["Hydration"], [], "Water."))
+    keywords.add(3, keyword_index.weighted_terms("Misc", [], ["Misc", "Percentages of salt"], [], "Salt."))
+    scores = keywords.scores(["levain"])
+    assert scores[0] > scores[1]  # in the title beats in the text (the chunks are equally long)
+    assert set(keywords.scores([normal_form("percentages")])) == {2, 3}  # an alias and a heading are searched
+
+
+def test_bm25_scores_drop_with_a_removed_row():
+    keywords = KeywordIndex()
+    terms = keyword_index.weighted_terms("A", [], ["A"], [], "einkorn spelt")
+    keywords.add(0, terms)
+    keywords.add(1, keyword_index.weighted_terms("B", [], ["B"], [], "spelt"))
+    keywords.remove(0, terms)
+    assert keywords.scores(["einkorn"]) == {}
+    assert list(keywords.scores(["spelt"])) == [1]
+    assert "einkorn" not in keywords.postings
+
+
+def test_fusion_rewards_agreement():
+    fused = reciprocal_rank_fusion({"semantic": ["c", "a", "x"], "keyword": ["b", "a"]}, {"semantic": 1, "keyword": 1})
+    assert max(fused, key=fused.get) == "a"  # second in both beats first in one
+    fused = reciprocal_rank_fusion({"semantic": ["c", "a"], "keyword": ["b", "a"]}, {"semantic": 3, "keyword": 1})
+    assert fused["c"] > fused["b"]  # the weights count
+
+
+def test_hybrid_search_prefers_a_chunk_strong_in_both(tmp_path):
+    def direction(cosine):  # a unit vector with that cosine to the query's vector [1, 0, 0]
+        return [cosine, math.sqrt(1 - cosine * cosine), 0.0]
+
+    texts = {
+        "Both.md": ("rye crumb", direction(0.9)),  # second in both rankings
+        "Words.md": ("rye rye crumb crumb", [0.0, 0.0, 1.0]),  # first by keywords, last by meaning
+        "Meaning.md": ("a dense dark loaf", direction(1.0)),  # first by meaning, no keyword
+    }
+    texts.update({f"Filler{n}.md": (f"loaf {n}", direction(0.8 - n / 100)) for n in range(6)})
+    table = {text: vector for text, vector in texts.values()} | {"rye crumb?": [1.0, 0.0, 0.0]}
+    index = build(tmp_path, [chunk(path, text) for path, (text, _) in texts.items()], TableEmbedder(table))
+    embedder = TableEmbedder(table)
+    assert search(index, embedder, "rye crumb?", limit=1, mode="keyword")[0].path == "Words.md"
+    assert search(index, embedder, "rye crumb?", limit=1, mode="semantic")[0].path == "Meaning.md"
+    hits = search(index, embedder, "rye crumb?", limit=3)
+    assert hits[0].path == "Both.md"
+    assert hits[0].semantic == pytest.approx(0.9, abs=1e-6) and hits[0].keyword > 0
+
+
+def test_hits_carry_path_headings_score_and_snippet(tmp_path):
+    index = build(tmp_path)
+    hit = search(index, HashingEmbedder(), "levain", limit=1)[0]
+    assert (hit.path, hit.heading_path) == ("Bread/Sourdough.md", ["Sourdough", "Levain"])
+    assert hit.score > 0 and "levain" in hit.snippet.lower()
+
+
+def test_snippet_shows_the_matched_words():
+    text = "Intro words. " * 40 + "Here the starters were fed at dawn. " + "Closing words. " * 40
+    piece = snippet(text, tokenize("feeding starter"))
+    assert "starters" in piece and len(piece) < 230
+    assert piece.startswith("…") and piece.endswith("…")
+    assert snippet(text, []).startswith("Intro words.")  # no words to show: the start of the chunk
+
+
+def test_snippet_prefers_the_place_with_most_query_words():
+    text = "rye " + "filler " * 60 + "a rye and spelt loaf " + "filler " * 60 + "spelt"
+    assert "rye and spelt" in snippet(text, tokenize("rye spelt"))
+
+
+def test_semantic_mode_snippet_is_the_chunk_start(tmp_path):
+    index = build(tmp_path)
+    hit = search(index, HashingEmbedder(), "scoby tea", limit=1, mode="semantic")[0]
+    assert hit.snippet.startswith("Kombucha needs")
+
+
+def test_bad_mode_and_empty_queries(tmp_path):
+    index = build(tmp_path)
+    with pytest.raises(ValueError, match="mode"):
+        search(index, HashingEmbedder(), "rye", mode="fuzzy")
+    assert search(index, None, "the and of", mode="keyword") == []  # only stopwords
+    assert search(index, HashingEmbedder(), "rye", limit=0) == []
+# endregion search
+
+
+# region tokenizer
+@pytest.mark.parametrize(
+    "words, form",
+    [
+        (["bake", "baked", "bakes", "baking"], "bak"),
+        (["starter", "starters"], "starter"),
+        (["proof", "proofed", "proofing", "proofs"], "proof"),
+        (["berry", "berries"], "berry"),
+        (["batch", "batches"], "batch"),
+        (["glass", "glasses"], "glass"),
+        (["stop", "stopped", "stopping"], "stop"),
+        (["ferment", "fermented", "fermenting", "ferments"], "ferment"),
+        (["Rye", "RYE", "rye"], "rye"),
+    ],
+)
+def test_word_forms_meet(words, form):
+    assert {normal_form(word) for word in words} == {form}
+
+
+def test_words_that_must_not_shrink():
+    assert [normal_form(w) for w in ["seed", "need", "string", "citrus", "basis", "sing", "2024"]] == [
+        "seed", "need", "string", "citrus", "basis", "sing", "2024"]
+
+
+def test_tokenize_drops_stopwords_and_splits_on_punctuation():
+    assert tokenize("The starter's rise, in 2024: crème_fraîche!") == ["starter", "ris", "2024", "crèm", "fraîch"]
+# endregion tokenizer
+
+
+# region the sketch search
+def test_sketch_bits_are_the_signs():
+    assert vector_search.sketch(array.array("f", [0.5, -0.1, 0.0, -3.0])) == 0b0101
+
+
+@pytest.fixture(scope="module")
+def clustered():
+    """About 2,000 chunk vectors in 500 notes on 10 topics, and 20 queries: seeded, so always the same.
+
+    A topic here holds about 200 chunks, as in bench_index.py's 40,000; it is the
+    crowd of similar chunks, not the size of the vault, that makes search hard."""
+    generator = ClusteredVectors(seed=7, topics=10)
+    notes = generator.notes(500)
+    chunk_vectors = [array.array("f", v) for _, chunks in notes for v in chunks]
+    return chunk_vectors, generator.queries(20, notes)
+
+
+def recall_at_10(chunk_vectors, queries, search) -> float:
+    """The share of the exact 10 nearest that `search(query)` (a list of rows) finds."""
+    found = 0
+    for query in queries:
+        exact = {row for _, row in vector_search.nearest_exact(query, chunk_vectors, range(len(chunk_vectors)), 10)}
+        found += len(exact & set(search(query)))
+    return found / (10 * len(queries))
+
+
+def test_sketch_search_finds_what_exact_search_finds(clustered):
+    chunk_vectors, queries = clustered
+    sketches = [vector_search.sketch(v) for v in chunk_vectors]
+
+    def sketched(query):
+        return [row for _, row in vector_search.nearest_sketched(query, chunk_vectors, sketches, None, 10)]
+
+    def sketch_distance_alone(query):
+        query_sketch = vector_search.sketch(array.array("f", query))
+        return heapq.nsmallest(10, range(len(sketches)), key=lambda row: (query_sketch ^ sketches[row]).bit_count())
+
+    assert len(chunk_vectors) > 9 * vector_search.SHORTLIST  # scores a ninth of the vectors or fewer exactly
+    assert recall_at_10(chunk_vectors, queries, sketched) >= 0.95
+    # Not an easy set: the sketch distance alone finds under 80% of the nearest 10.
+    assert recall_at_10(chunk_vectors, queries, sketch_distance_alone) < 0.8
+
+
+def test_sketch_search_respects_rows_and_skips_removed_ones():
+    chunk_vectors = [vector_search.unit_vector([1.0, x, -x]) for x in (0.0, 0.1, 0.2, 0.3)] + [None]
+    sketches = [vector_search.sketch(v) for v in chunk_vectors[:-1]] + [vector_search.empty_sketch(3)]
+    query = [1.0, 0.0, 0.0]  # its sketch is 0: the empty row's would be nearest were it 0 too
+    assert [row for _, row in vector_search.nearest_sketched(query, chunk_vectors, sketches, [2, 3, 4], 1, 1)] == [2]
+    assert [row for _, row in vector_search.nearest_sketched(query, chunk_vectors, sketches, None, 3, 10)] == [0, 1, 2]
+
+
+def test_index_nearest_matches_exact_on_a_small_index(tmp_path):
+    index = build(tmp_path)
+    query = HashingEmbedder().embed_query("starter flour water")
+    assert index.nearest(query, 3) == index.nearest(query, 3, exact=True)
+    with pytest.raises(ValueError, match="64"):
+        index.nearest([1.0, 0.0], 3)
+# endregion the sketch search
