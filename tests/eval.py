@@ -15,10 +15,13 @@ over all questions, then the paraphrases and the word questions on their own. It
 is a measurement, not a test (pytest does not collect it); the floor it measured
 is pinned by tests/test_search_quality.py.
 
-    python3 tests/eval.py              (or make eval)
+    python3 tests/eval.py              the table (make eval)
+    python3 tests/eval.py --sweep      also hybrid with other RRF_K and semantic weights
+    python3 tests/eval.py --what-if    also: how fusion treats a strong embedder (see what_if)
 """
 import argparse
 import contextlib
+import heapq
 import io
 import json
 import logging
@@ -26,6 +29,7 @@ import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +40,7 @@ sys.path.insert(0, str(STEP))  # the step's own modules, not a copy of them
 
 import search  # noqa: E402
 from embeddings import make_embedder  # noqa: E402
+from keyword_index import tokenize  # noqa: E402
 from ollama_client import OllamaError  # noqa: E402
 from tools import SEARCH_VAULT  # noqa: E402
 from vault import Vault  # noqa: E402
@@ -44,6 +49,9 @@ from vault_index import VaultIndex  # noqa: E402
 K = 5  # results looked at per question
 KINDS = ("paraphrase", "words")
 DEFAULT_MODE = SEARCH_VAULT.input_schema["properties"]["mode"]["default"]  # what a model gets unasked
+SWEEP_K = (1, 2, 5, 20, 60)
+SWEEP_SEMANTIC = (0.5, 1.0, 2.0, 4.0, 8.0)  # the keyword weight stays 1
+WHAT_IF_RANKS = (1, 2, 3)
 
 
 @dataclass
@@ -102,6 +110,48 @@ def evaluate(index: VaultIndex, queries: list[Query], mode: str) -> dict[str, tu
     return result
 
 
+@contextlib.contextmanager
+def fusion(embedder_name: str, k: float, semantic: float):
+    """Hybrid search with RRF_K k and this semantic weight (keyword 1), for a while."""
+    weights = search.hybrid_weights(embedder_name)
+    saved = search.RRF_K, dict(weights)
+    search.RRF_K = k
+    weights.update(semantic=semantic, keyword=1.0)
+    try:
+        yield
+    finally:
+        search.RRF_K = saved[0]
+        weights.clear()
+        weights.update(saved[1])
+
+
+def what_if(index: VaultIndex, queries: list[Query], weights: dict, k: float) -> tuple[int, int, int]:
+    """How fusion would treat an embedder that understands paraphrases, as a real model
+    should, where no such model is at hand.
+
+    For each paraphrase, the right note's best chunk is put at semantic rank r (each
+    of WHAT_IF_RANKS), the other chunks in this embedder's order, and that ranking
+    is fused with the real keyword ranking. Returns (cases, fell, out): in how many
+    cases fusion put the right note below rank r, and below rank K."""
+    store, wanted = index.index, K * search.CHUNKS_PER_NOTE  # as many chunks as search first asks for
+    cases = fell = out = 0
+    for query in (q for q in queries if q.kind == "paraphrase"):
+        vector = index.embedder.embed_query(query.text)
+        order = [row for _, row in store.nearest(vector, len(store), exact=True)]
+        right = next(row for row in order if store.chunks[row].path in query.answers)
+        others = [row for row in order if store.chunks[row].path not in query.answers]
+        scores = store.keywords().scores(list(dict.fromkeys(tokenize(query.text))))
+        keyword = [row for row, _ in heapq.nlargest(wanted, scores.items(), key=itemgetter(1))]
+        for r in WHAT_IF_RANKS:
+            semantic = others[: r - 1] + [right] + others[r - 1 : wanted - 1]
+            fused = search.reciprocal_rank_fusion({"semantic": semantic, "keyword": keyword}, weights, k)
+            ranked = sorted(fused.items(), key=lambda item: (-item[1], store.chunks[item[0]].id))
+            notes = [store.chunks[row].path for row, _ in search.best_chunk_per_note(store, ranked)]
+            rank = next(i for i, path in enumerate(notes, 1) if path in query.answers)
+            cases, fell, out = cases + 1, fell + (rank > r), out + (rank > K)
+    return cases, fell, out
+
+
 def available_embedders():
     """(label, embedder or None, why it was skipped) for hash, then ollama."""
     hashing, _ = make_embedder("hash")
@@ -131,11 +181,15 @@ def table_row(embedder: str, mode: str, result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sweep", action="store_true", help="also hybrid with other RRF_K and semantic weights")
+    parser.add_argument("--what-if", action="store_true", help="also how fusion treats a strong embedder")
+    args = parser.parse_args(argv)
     logging.disable(logging.INFO)  # the index's own log lines
     queries = load_queries()
     print(f"{len(queries)} questions on the sample vault; the right note among the first {K} results.")
-    print(f"* marks the default mode ({DEFAULT_MODE}); hybrid weights: {search.WEIGHTS}\n")
+    print(f"* marks the default mode ({DEFAULT_MODE}). Hybrid: RRF_K {search.RRF_K}, weights by embedder "
+          f"{search.WEIGHTS}\n")
     print("\n".join(table_header(queries)))
     for label, embedder, skipped in available_embedders():
         if embedder is None:
@@ -145,6 +199,21 @@ def main(argv=None) -> int:
             for mode in search.MODES:
                 shown = mode + (" *" if mode == DEFAULT_MODE else "")
                 print(table_row(embedder.name, shown, evaluate(index, queries, mode)))
+            if args.sweep:
+                for k in SWEEP_K:
+                    for semantic in SWEEP_SEMANTIC:
+                        with fusion(embedder.name, k, semantic):
+                            result = evaluate(index, queries, "hybrid")
+                        print(table_row(embedder.name, f"k={k} s={semantic:g}", result))
+            if args.what_if:
+                print(f"\n{embedder.name}, what if the semantic ranking put the right chunk of each paraphrase "
+                      f"at rank {', '.join(map(str, WHAT_IF_RANKS))}: cases where fusion puts it lower, "
+                      f"and out of the top {K}")
+                for k in (search.RRF_K, 60):
+                    for semantic in (1.0, 2.0, 4.0, 8.0):
+                        cases, fell, out = what_if(index, queries, {"semantic": semantic, "keyword": 1.0}, k)
+                        print(f"  RRF_K {k:<3} semantic {semantic:g} : keyword 1   "
+                              f"lower in {fell:>2} of {cases}, out of the top {K} in {out:>2}")
     return 0
 
 
