@@ -130,6 +130,7 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+# region atomic
 def write_json_atomically(path: Path, data) -> None:
     """Replace `path` with `data` so that a crash leaves either the old file or the new, never half.
 
@@ -144,6 +145,7 @@ def write_json_atomically(path: Path, data) -> None:
         os.fsync(file.fileno())
     os.replace(temporary, path)
     fsync_directory(path.parent)
+# endregion atomic
 
 
 def encode_note(path: str, chunks: list[Chunk], vectors) -> dict:
@@ -305,6 +307,7 @@ class Index:
                 index._add_rows(path, chunks, vectors)
         return index
 
+    # region build
     @classmethod
     def build(cls, directory, embedder, chunks, progress=None) -> "Index":
         """Embed every chunk and write a new index into `directory`, replacing any old one.
@@ -331,6 +334,7 @@ class Index:
         write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
         remove_other_generations(directory, generation)
         return index
+    # endregion build
 
     def update_note(self, path: str, chunks: list[Chunk], vectors) -> None:
         """Replace all the index holds of one note with these chunks and their vectors

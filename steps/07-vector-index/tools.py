@@ -28,6 +28,7 @@ READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": T
 
 
 # region toolkit
+# region context
 @dataclass
 class Context:
     """What a tool may use: the vault, its search index, and a way to tell the
@@ -36,6 +37,7 @@ class Context:
     vault: Vault
     index: VaultIndex
     progress: Callable = lambda done, total=None, message=None: None
+# endregion context
 
 
 @dataclass

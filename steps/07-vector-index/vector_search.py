@@ -85,10 +85,12 @@ def decode_vector(text: str, dimension: int) -> array.array:
     return vector
 
 
+# region sketch
 def sketch(vector: array.array) -> int:
     """One bit per dimension, set where the number is negative (its sign bit)."""
     sign_bytes = little_endian_bytes(vector)[3::4]  # the byte holding each number's sign
     return int(sign_bytes.translate(SIGN_DIGIT), 2)
+# endregion sketch
 
 
 def empty_sketch(dimension: int) -> int:
@@ -104,6 +106,7 @@ def nearest_exact(query, vectors, rows, k: int) -> list[tuple[float, int]]:
     return heapq.nlargest(k, scored)
 
 
+# region nearest
 def nearest_sketched(query, vectors, sketches, rows, k: int, shortlist: int = SHORTLIST) -> list[tuple[float, int]]:
     """The k best (cosine, row) among `rows`: shortlist by sketch distance, then score exactly.
 
@@ -123,3 +126,4 @@ def nearest_sketched(query, vectors, sketches, rows, k: int, shortlist: int = SH
         rows = list(compress(rows, map(cut.__ge__, distances)))
     scored = ((dot(query, vectors[row]), row) for row in rows if vectors[row] is not None)
     return heapq.nlargest(k, scored)
+# endregion nearest
