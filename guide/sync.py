@@ -18,8 +18,9 @@ A wire transcript can be shown brief, with only the lines that matter:
     <!-- include: 02-protocol-and-sessions/wire/17-origin-and-host.out brief keep=Content-Type drop=Host -->
 
 Brief keeps the request and status lines and the headers in BRIEF_KEEP (keep= and
-drop= change that set for one include), drops every other header, indents JSON
-bodies that travel on one line, and ends with the command that prints the whole
+drop= change that set for one include), drops every other header, indents a JSON
+body that travels on one line longer than BRIEF_WIDTH characters (a short one stays
+on its line, where it reads best), and ends with the command that prints the whole
 transcript. The .out file keeps the wire form; the brief block is derived from
 it, so `make guide-check` holds it to the transcript like any other block.
 
@@ -42,6 +43,9 @@ OPENING = re.compile(r"^<!-- include: \S+(?: \S+)* -->$", re.M)
 # checks are about. The rest (Content-Type, Content-Length, Accept, Connection...)
 # is the same in every exchange.
 BRIEF_KEEP = ("Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Origin", "Host", "Allow")
+# A brief block indents a one-line JSON body only when the line is longer than this:
+# a short body reads best as it travelled, and indented it takes five lines or more.
+BRIEF_WIDTH = 100
 REGION = re.compile(r"^\s*# (region|endregion) (\S+)\s*$")
 LANGUAGES = {".py": "python", ".sh": "bash", ".toml": "toml", ".json": "json", ".md": "markdown"}
 CODE_SUFFIXES = {".py", ".sh"}
@@ -90,7 +94,7 @@ def render(target: str, steps_dir: Path, options: str = "") -> str:
         if keep is None:
             return fence("console", f"$ {command}\n" + path.read_text().rstrip("\n"))
         shown = fence("console", f"$ {command}\n" + brief(path.read_text(), keep).rstrip("\n"))
-        return shown + f"Shortened: repeated headers left out, JSON indented. In full: `cat steps/{relative}`\n"
+        return shown + f"Shortened: repeated headers left out, long JSON indented. In full: `cat steps/{relative}`\n"
     if name:
         found = regions(path)
         if name not in found:
@@ -118,7 +122,7 @@ def brief_headers(options: list[str]) -> set[str] | None:
 
 
 def brief(transcript: str, keep: set[str]) -> str:
-    """A wire transcript with only the headers in keep, and one-line JSON bodies indented."""
+    """A wire transcript with only the headers in keep, and long one-line JSON bodies indented."""
     lines, in_headers = [], False
     for line in transcript.splitlines():
         if line in (">", "<"):  # the end of a header block
@@ -135,8 +139,10 @@ def brief(transcript: str, keep: set[str]) -> str:
 
 
 def indented(line: str) -> str:
-    """A body line that is JSON exactly as json.dumps wrote it, indented; any other line as it is,
-    so a brief block never shows a body that differs from what was sent."""
+    """A body line over BRIEF_WIDTH that is JSON exactly as json.dumps wrote it, indented; any
+    other line as it is, so a brief block never shows a body that differs from what was sent."""
+    if len(line) <= BRIEF_WIDTH:
+        return line
     try:
         value = json.loads(line)
     except ValueError:
