@@ -221,6 +221,25 @@ def test_a_brief_block_indents_a_json_body_only_when_it_is_long(width, shown_ind
     assert indented(line) == (json.dumps(json.loads(line), indent=2) if shown_indented else line)
 
 
+def test_a_brief_block_says_long_json_was_indented_only_when_it_was(tree):
+    steps, guide, chapter = tree
+    region, transcript = "01-demo/server.py#main", "01-demo/wire/01-hello.out brief"
+    chapter.write_text(BLOCK.format(target=region) + BLOCK.format(target=transcript))
+    sync(guide, steps, check=False)
+    assert "Shortened: repeated headers left out. In full: `cat" in chapter.read_text()
+
+
+def test_a_flat_brief_block_leaves_every_body_on_its_line(tree):
+    steps, guide, chapter = brief_tree(tree, "brief flat drop=Origin")
+    assert sync(guide, steps, check=False) == []
+    text = chapter.read_text()
+    long_body = next(line for line in WIRE.splitlines() if "a body too long" in line)
+    assert len(long_body) > BRIEF_WIDTH and f"<\n{long_body}\n" in text
+    assert "Origin:" not in text and "< Content-Length" not in text and "> Mcp-Session-Id: <session-id>\n" in text
+    assert "Shortened: repeated headers left out. In full: `cat steps/01-demo/wire/01-hello.out`" in text
+    assert sync(guide, steps, check=True) == []
+
+
 def test_keep_and_drop_change_the_kept_headers_for_one_block(tree):
     steps, guide, chapter = brief_tree(tree, "brief keep=content-type,Connection drop=Origin")
     sync(guide, steps, check=False)
@@ -247,6 +266,8 @@ def test_a_drifted_brief_block_fails_the_check(tree):
         ("01-demo/wire/01-hello.out short", "unknown include option 'short'"),
         ("01-demo/wire/01-hello.out brief keep", "unknown include option 'keep'"),
         ("01-demo/wire/01-hello.out keep=Host", "unknown include option 'keep=Host'"),
+        ("01-demo/wire/01-hello.out flat", "unknown include option 'flat'"),
+        ("01-demo/wire/01-hello.out brief flat=yes", "unknown include option 'flat=yes'"),
         ("01-demo/server.py#main brief", "brief applies to wire transcripts"),
     ],
 )
