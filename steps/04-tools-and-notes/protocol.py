@@ -276,7 +276,6 @@ class Server:
         return call_tool(TOOLS[name], params.get("arguments"), self.vault)
     # endregion tool-methods
 
-    # region resource-methods
     def list_resources(self, params: dict) -> dict:
         cursor = params.get("cursor")
         if cursor is not None and not isinstance(cursor, str):
@@ -289,6 +288,7 @@ class Server:
     def list_templates(self, params: dict) -> dict:
         return {"resourceTemplates": [TEMPLATE]}
 
+    # region resource-methods
     def read_resource(self, params: dict) -> dict:
         uri = params.get("uri")
         if not isinstance(uri, str):

@@ -273,7 +273,6 @@ class Server:
         return call_tool(TOOLS[name], params.get("arguments"), self.vault)
     # endregion tool-methods
 
-    # region resource-methods
     def list_resources(self, params: dict) -> dict:
         cursor = params.get("cursor")
         if cursor is not None and not isinstance(cursor, str):
@@ -286,6 +285,7 @@ class Server:
     def list_templates(self, params: dict) -> dict:
         return {"resourceTemplates": [TEMPLATE]}
 
+    # region resource-methods
     def read_resource(self, params: dict) -> dict:
         uri = params.get("uri")
         if not isinstance(uri, str):
