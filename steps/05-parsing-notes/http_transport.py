@@ -254,6 +254,7 @@ class McpHandler(BaseHTTPRequestHandler):
         else:
             self.send_body(202)  # only notifications and responses: nothing to answer
 
+    # region post-stateless
     def post_stateless(self, message, kind: str):
         """2026-07-28: no session, and the routing headers must agree with the body."""
         version = self.header("MCP-Protocol-Version")
@@ -273,6 +274,7 @@ class McpHandler(BaseHTTPRequestHandler):
             self.send_stream([response], {})
         else:
             self.send_json(status, response)
+    # endregion post-stateless
 
     def answer(self, handle):
         """Run a handler so that every failure still gets an HTTP answer, and at most one."""
@@ -504,6 +506,7 @@ def check_routing_headers(message: dict, headers) -> None:
             shown = ", ".join(json.dumps(v) for v in sent) or "missing"
             reason = f"Header mismatch: {name} is {shown}; the body says {json.dumps(value)}"
             raise HttpError(400, reason, HEADER_MISMATCH, id_of(message))
+# endregion routing-headers
 
 
 def header_matches(name: str, sent: list[str], value: str) -> bool:
@@ -521,7 +524,6 @@ def decode_name(value: str) -> str | None:
         return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
         return None
-# endregion routing-headers
 
 
 def wants_stream(message: dict) -> bool:
