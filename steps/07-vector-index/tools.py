@@ -27,7 +27,6 @@ log = logging.getLogger("tools")
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
-# region toolkit
 @dataclass
 class Context:
     """What a tool may use: the vault, its search index, and a way to tell the
@@ -62,6 +61,7 @@ class Tool:
         }
 
 
+# region toolkit
 def call_tool(tool: Tool, arguments, context: Context) -> dict:
     """Validate, run, and wrap the result; whatever goes wrong becomes a result the model can read."""
     if arguments is None:
@@ -87,7 +87,6 @@ def error_result(text: str) -> dict:
 # endregion toolkit
 
 
-# region list-notes
 def list_notes(context: Context, arguments: dict) -> dict:
     folder = arguments.get("folder")
     names, next_cursor = page(context.vault.list_notes(folder), arguments.get("cursor"), arguments["limit"])
@@ -127,7 +126,6 @@ LIST_NOTES = Tool(
     run=list_notes,
     annotations=READ_ONLY,
 )
-# endregion list-notes
 
 
 # region get-note
