@@ -16,7 +16,7 @@ vault_flag = $(if $(filter $(1),$(VAULT_STEPS)),--vault $(VAULT))
 # The reader's scratch copy of step N (made by make try-N, ignored by git).
 scratch_dir = steps/scratch/$(notdir $(call step_dir,$(1)))
 
-.PHONY: help run test check interop bench clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
+.PHONY: help run test check interop bench eval clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
 	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS)) \
 	$(addprefix demo-,$(DEMO_NUMBERS)) $(addprefix try-,$(STEP_NUMBERS)) $(addprefix reset-,$(STEP_NUMBERS))
 
@@ -34,6 +34,7 @@ help:
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
 	@echo "make interop      the official MCP Python SDK's client against the newest step (own venv: .venv-interop)"
 	@echo "make bench        tools/call throughput and latency: step 3 beside an SDK server (BENCH_SECONDS=)"
+	@echo "make eval         search quality of step 7 on the sample vault: recall@5 and MRR per mode and embedder"
 	@echo "make clean        remove both virtual environments"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
 	@echo "make guide-check  fail if a chapter quotes code or a transcript that has changed"
@@ -93,6 +94,11 @@ interop: .venv-interop/installed
 # under the same load. Both run in .venv-interop; step 3 needs nothing from it.
 bench: .venv-interop/installed
 	.venv-interop/bin/python tests/bench.py
+
+# A measurement, not a test: labelled questions (tests/eval_queries.json) asked of
+# step 7's search in every mode, with every embedder that is available.
+eval:
+	$(PYTHON) tests/eval.py
 
 clean:
 	rm -rf .venv .venv-interop
