@@ -16,11 +16,14 @@ A wire transcript can be shown brief, with only the lines that matter:
 
     <!-- include: 02-protocol-and-sessions/wire/06-echo.out brief -->
     <!-- include: 02-protocol-and-sessions/wire/17-origin-and-host.out brief keep=Content-Type drop=Host -->
+    <!-- include: 02-protocol-and-sessions/wire/12-invalid-messages.out brief flat -->
 
 Brief keeps the request and status lines and the headers in BRIEF_KEEP (keep= and
-drop= change that set for one include), drops every other header, indents JSON
-bodies that travel on one line, and ends with the command that prints the whole
-transcript. The .out file keeps the wire form; the brief block is derived from
+drop= change that set for one include), drops every other header, indents a JSON
+body that travels on one line longer than BRIEF_WIDTH characters (a short one stays
+on its line, where it reads best; flat leaves every body on its line, for a run of
+exchanges where no body is the point), and ends with the command that prints the
+whole transcript. The .out file keeps the wire form; the brief block is derived from
 it, so `make guide-check` holds it to the transcript like any other block.
 
     python3 guide/sync.py          rewrite every block from the code (make guide)
@@ -42,6 +45,9 @@ OPENING = re.compile(r"^<!-- include: \S+(?: \S+)* -->$", re.M)
 # checks are about. The rest (Content-Type, Content-Length, Accept, Connection...)
 # is the same in every exchange.
 BRIEF_KEEP = ("Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Origin", "Host", "Allow")
+# A brief block indents a one-line JSON body only when the line is longer than this:
+# a short body reads best as it travelled, and indented it takes five lines or more.
+BRIEF_WIDTH = 100
 REGION = re.compile(r"^\s*# (region|endregion) (\S+)\s*$")
 LANGUAGES = {".py": "python", ".sh": "bash", ".toml": "toml", ".json": "json", ".md": "markdown"}
 CODE_SUFFIXES = {".py", ".sh"}
@@ -80,7 +86,7 @@ def render(target: str, steps_dir: Path, options: str = "") -> str:
     path = steps_dir / relative
     if not path.is_file():
         raise SyncError(f"no file steps/{relative}")
-    keep = brief_headers(options.split())
+    keep, flat = brief_options(options.split())
     if keep is not None and not (path.suffix == ".out" and path.with_suffix(".sh").exists()):
         raise SyncError(f"steps/{relative}: brief applies to wire transcripts (.out beside a .sh) only")
     if path.suffix == ".out":
@@ -89,8 +95,12 @@ def render(target: str, steps_dir: Path, options: str = "") -> str:
             command = f"python3 steps/{relative.removesuffix('.out')}.py"
         if keep is None:
             return fence("console", f"$ {command}\n" + path.read_text().rstrip("\n"))
-        shown = fence("console", f"$ {command}\n" + brief(path.read_text(), keep).rstrip("\n"))
-        return shown + f"Shortened: repeated headers left out, JSON indented. In full: `cat steps/{relative}`\n"
+        text = brief(path.read_text(), keep, flat)
+        shown = fence("console", f"$ {command}\n" + text.rstrip("\n"))
+        how = "repeated headers left out"
+        if text != brief(path.read_text(), keep, flat=True):
+            how += ", long JSON indented"
+        return shown + f"Shortened: {how}. In full: `cat steps/{relative}`\n"
     if name:
         found = regions(path)
         if name not in found:
@@ -101,24 +111,28 @@ def render(target: str, steps_dir: Path, options: str = "") -> str:
     return fence(LANGUAGES.get(path.suffix, "text"), text)
 
 
-def brief_headers(options: list[str]) -> set[str] | None:
-    """The headers a brief block keeps, lower-cased; None when the block is not brief."""
+def brief_options(options: list[str]) -> tuple[set[str] | None, bool]:
+    """The headers a brief block keeps, lower-cased (None when the block is not brief),
+    and whether it is flat: every JSON body left on its line."""
     if not options:
-        return None
+        return None, False
     if options[0] != "brief":
-        raise SyncError(f"unknown include option {options[0]!r}: the options are brief, keep=, drop=")
-    keep = {name.lower() for name in BRIEF_KEEP}
+        raise SyncError(f"unknown include option {options[0]!r}: the options are brief, keep=, drop=, flat")
+    keep, flat = {name.lower() for name in BRIEF_KEEP}, False
     for option in options[1:]:
+        if option == "flat":
+            flat = True
+            continue
         key, _, names = option.partition("=")
         if key not in ("keep", "drop") or not names:
-            raise SyncError(f"unknown include option {option!r}: after brief come keep=A,B and drop=A,B")
+            raise SyncError(f"unknown include option {option!r}: after brief come keep=A,B, drop=A,B and flat")
         change = {name.lower() for name in names.split(",")}
         keep = keep | change if key == "keep" else keep - change
-    return keep
+    return keep, flat
 
 
-def brief(transcript: str, keep: set[str]) -> str:
-    """A wire transcript with only the headers in keep, and one-line JSON bodies indented."""
+def brief(transcript: str, keep: set[str], flat: bool = False) -> str:
+    """A wire transcript with only the headers in keep, and (unless flat) long one-line JSON bodies indented."""
     lines, in_headers = [], False
     for line in transcript.splitlines():
         if line in (">", "<"):  # the end of a header block
@@ -128,15 +142,17 @@ def brief(transcript: str, keep: set[str]) -> str:
         elif in_headers:
             if line[2:].partition(":")[0].strip().lower() not in keep:
                 continue
-        else:
+        elif not flat:
             line = indented(line)
         lines.append(line)
     return "\n".join(lines) + "\n"
 
 
 def indented(line: str) -> str:
-    """A body line that is JSON exactly as json.dumps wrote it, indented; any other line as it is,
-    so a brief block never shows a body that differs from what was sent."""
+    """A body line over BRIEF_WIDTH that is JSON exactly as json.dumps wrote it, indented; any
+    other line as it is, so a brief block never shows a body that differs from what was sent."""
+    if len(line) <= BRIEF_WIDTH:
+        return line
     try:
         value = json.loads(line)
     except ValueError:

@@ -51,7 +51,8 @@ KINDS = ("paraphrase", "words")
 DEFAULT_MODE = SEARCH_VAULT.input_schema["properties"]["mode"]["default"]  # what a model gets unasked
 SWEEP_K = (1, 2, 5, 20, 60)
 SWEEP_SEMANTIC = (0.5, 1.0, 2.0, 4.0, 8.0)  # the keyword weight stays 1
-WHAT_IF_RANKS = (1, 2, 3)
+WHAT_IF_GOOD = (1, 2, 3, 4, 5)  # ranks a model gives a paraphrase's answer when it does well
+WHAT_IF_LOW = (6, 7, 8, 9, 10)  # and a word question's answer when it misses it narrowly
 
 
 @dataclass
@@ -125,31 +126,47 @@ def fusion(embedder_name: str, k: float, semantic: float):
         weights.update(saved[1])
 
 
-def what_if(index: VaultIndex, queries: list[Query], weights: dict, k: float) -> tuple[int, int, int]:
-    """How fusion would treat an embedder that understands paraphrases, as a real model
-    should, where no such model is at hand.
+def what_if(index: VaultIndex, queries: list[Query], kind: str, ranks, weights: dict, k: float) -> list:
+    """How fusion would treat an embedder that understands questions, as a real model
+    should, where no such model is at hand: [(r, rank after fusion)].
 
-    For each paraphrase, the right note's best chunk is put at semantic rank r (each
-    of WHAT_IF_RANKS), the other chunks in this embedder's order, and that ranking
-    is fused with the real keyword ranking. Returns (cases, fell, out): in how many
-    cases fusion put the right note below rank r, and below rank K."""
+    For each question of `kind` and each r in `ranks`, the right note's best chunk is
+    put at rank r of the semantic ranking, the other chunks in this embedder's order,
+    and that ranking is fused with the real keyword ranking, as search would."""
     store, wanted = index.index, K * search.CHUNKS_PER_NOTE  # as many chunks as search first asks for
-    cases = fell = out = 0
-    for query in (q for q in queries if q.kind == "paraphrase"):
+    found = []
+    for query in (q for q in queries if q.kind == kind):
         vector = index.embedder.embed_query(query.text)
         order = [row for _, row in store.nearest(vector, len(store), exact=True)]
         right = next(row for row in order if store.chunks[row].path in query.answers)
         others = [row for row in order if store.chunks[row].path not in query.answers]
         scores = store.keywords().scores(list(dict.fromkeys(tokenize(query.text))))
         keyword = [row for row, _ in heapq.nlargest(wanted, scores.items(), key=itemgetter(1))]
-        for r in WHAT_IF_RANKS:
+        for r in ranks:
             semantic = others[: r - 1] + [right] + others[r - 1 : wanted - 1]
             fused = search.reciprocal_rank_fusion({"semantic": semantic, "keyword": keyword}, weights, k)
             ranked = sorted(fused.items(), key=lambda item: (-item[1], store.chunks[item[0]].id))
             notes = [store.chunks[row].path for row, _ in search.best_chunk_per_note(store, ranked)]
-            rank = next(i for i, path in enumerate(notes, 1) if path in query.answers)
-            cases, fell, out = cases + 1, fell + (rank > r), out + (rank > K)
-    return cases, fell, out
+            found.append((r, next(i for i, path in enumerate(notes, 1) if path in query.answers)))
+    return found
+
+
+def print_what_if(index: VaultIndex, queries: list[Query]) -> None:
+    """The harm fusion does to a model's good rankings of paraphrases, and the help
+    the words give it where it ranks a word question's answer just too low."""
+    print(f"\n{index.embedder.name}, if a model ranked the right note (see what_if in tests/eval.py):")
+    print(f"{'':<34}{f'paraphrases put at {WHAT_IF_GOOD[0]}-{WHAT_IF_GOOD[-1]}':<34}"
+          f"word questions put at {WHAT_IF_LOW[0]}-{WHAT_IF_LOW[-1]}")
+    print(f"{'':<34}{f'fusion ranks lower / out of top {K}':<34}fusion brings into the top {K}")
+    for k in (search.RRF_K, 60):
+        for semantic in (1.0, 2.0, 4.0, 8.0):
+            weights = {"semantic": semantic, "keyword": 1.0}
+            good = what_if(index, queries, "paraphrase", WHAT_IF_GOOD, weights, k)
+            low = what_if(index, queries, "words", WHAT_IF_LOW, weights, k)
+            lower, out = sum(rank > r for r, rank in good), sum(rank > K for _, rank in good)
+            into = sum(rank <= K for _, rank in low)
+            print(f"  {f'RRF_K {k:<2} semantic {semantic:g} : keyword 1':<32}"
+                  f"{f'{lower:>3} / {out:>3} of {len(good)}':<34}{into:>3} of {len(low)}")
 
 
 def available_embedders():
@@ -206,14 +223,7 @@ def main(argv=None) -> int:
                             result = evaluate(index, queries, "hybrid")
                         print(table_row(embedder.name, f"k={k} s={semantic:g}", result))
             if args.what_if:
-                print(f"\n{embedder.name}, what if the semantic ranking put the right chunk of each paraphrase "
-                      f"at rank {', '.join(map(str, WHAT_IF_RANKS))}: cases where fusion puts it lower, "
-                      f"and out of the top {K}")
-                for k in (search.RRF_K, 60):
-                    for semantic in (1.0, 2.0, 4.0, 8.0):
-                        cases, fell, out = what_if(index, queries, {"semantic": semantic, "keyword": 1.0}, k)
-                        print(f"  RRF_K {k:<3} semantic {semantic:g} : keyword 1   "
-                              f"lower in {fell:>2} of {cases}, out of the top {K} in {out:>2}")
+                print_what_if(index, queries)
     return 0
 
 

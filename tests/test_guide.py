@@ -1,4 +1,5 @@
 """The guide quotes the steps faithfully, and guide/sync.py catches every kind of drift."""
+import json
 import subprocess
 import sys
 
@@ -7,7 +8,7 @@ import pytest
 from manifest import ROOT
 
 sys.path.insert(0, str(ROOT / "guide"))
-from sync import sync  # noqa: E402
+from sync import BRIEF_WIDTH, indented, sync  # noqa: E402
 
 BLOCK = "<!-- include: {target} -->\n```\nstale\n```\n<!-- /include -->\n"
 
@@ -146,7 +147,7 @@ WIRE = """\
 < Connection: keep-alive
 < Allow: POST
 <
-{"jsonrpc": "2.0", "id": 1, "result": {}}
+{"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "a body too long for one line"}]}}
 
 > POST /mcp
 > Host: evil.example
@@ -168,18 +169,21 @@ $ steps/01-demo/wire/01-hello.sh
 > Mcp-Session-Id: <session-id>
 > Origin: http://localhost:5173
 >
-{
-  "jsonrpc": "2.0",
-  "id": 1,
-  "method": "ping"
-}
+{"jsonrpc": "2.0", "id": 1, "method": "ping"}
 < HTTP/1.1 200 OK
 < Allow: POST
 <
 {
   "jsonrpc": "2.0",
   "id": 1,
-  "result": {}
+  "result": {
+    "content": [
+      {
+        "type": "text",
+        "text": "a body too long for one line"
+      }
+    ]
+  }
 }
 
 > POST /mcp
@@ -191,7 +195,7 @@ $ steps/01-demo/wire/01-hello.sh
 event: message
 data: {"jsonrpc": "2.0", "id": 2, "result": {}}
 ```
-Shortened: repeated headers left out, JSON indented. In full: `cat steps/01-demo/wire/01-hello.out`
+Shortened: repeated headers left out, long JSON indented. In full: `cat steps/01-demo/wire/01-hello.out`
 """
 
 
@@ -203,10 +207,36 @@ def brief_tree(tree, options="brief"):
     return steps, guide, chapter
 
 
-def test_a_brief_block_keeps_what_matters_and_indents_json(tree):
+def test_a_brief_block_keeps_what_matters_and_indents_long_json(tree):
     steps, guide, chapter = brief_tree(tree)
     assert sync(guide, steps, check=False) == []
     assert "<!-- include: 01-demo/wire/01-hello.out brief -->\n" + BRIEF + "<!-- /include -->" in chapter.read_text()
+    assert sync(guide, steps, check=True) == []
+
+
+@pytest.mark.parametrize("width,shown_indented", [(BRIEF_WIDTH, False), (BRIEF_WIDTH + 1, True)])
+def test_a_brief_block_indents_a_json_body_only_when_it_is_long(width, shown_indented):
+    line = json.dumps({"text": "x" * (width - len('{"text": ""}'))})
+    assert len(line) == width
+    assert indented(line) == (json.dumps(json.loads(line), indent=2) if shown_indented else line)
+
+
+def test_a_brief_block_says_long_json_was_indented_only_when_it_was(tree):
+    steps, guide, chapter = tree
+    region, transcript = "01-demo/server.py#main", "01-demo/wire/01-hello.out brief"
+    chapter.write_text(BLOCK.format(target=region) + BLOCK.format(target=transcript))
+    sync(guide, steps, check=False)
+    assert "Shortened: repeated headers left out. In full: `cat" in chapter.read_text()
+
+
+def test_a_flat_brief_block_leaves_every_body_on_its_line(tree):
+    steps, guide, chapter = brief_tree(tree, "brief flat drop=Origin")
+    assert sync(guide, steps, check=False) == []
+    text = chapter.read_text()
+    long_body = next(line for line in WIRE.splitlines() if "a body too long" in line)
+    assert len(long_body) > BRIEF_WIDTH and f"<\n{long_body}\n" in text
+    assert "Origin:" not in text and "< Content-Length" not in text and "> Mcp-Session-Id: <session-id>\n" in text
+    assert "Shortened: repeated headers left out. In full: `cat steps/01-demo/wire/01-hello.out`" in text
     assert sync(guide, steps, check=True) == []
 
 
@@ -226,7 +256,7 @@ def test_a_drifted_brief_block_fails_the_check(tree):
     assert sync(guide, steps, check=True) == ["01-demo.md: quoted code or transcript differs from the steps"]
     sync(guide, steps, check=False)
     out = steps / "01-demo" / "wire" / "01-hello.out"
-    out.write_text(out.read_text().replace('"result": {}}', '"result": {"changed": true}}', 1))
+    out.write_text(out.read_text().replace('"a body too long', '"a changed body too long', 1))
     assert sync(guide, steps, check=True) == ["01-demo.md: quoted code or transcript differs from the steps"]
 
 
@@ -236,6 +266,8 @@ def test_a_drifted_brief_block_fails_the_check(tree):
         ("01-demo/wire/01-hello.out short", "unknown include option 'short'"),
         ("01-demo/wire/01-hello.out brief keep", "unknown include option 'keep'"),
         ("01-demo/wire/01-hello.out keep=Host", "unknown include option 'keep=Host'"),
+        ("01-demo/wire/01-hello.out flat", "unknown include option 'flat'"),
+        ("01-demo/wire/01-hello.out brief flat=yes", "unknown include option 'flat=yes'"),
         ("01-demo/server.py#main brief", "brief applies to wire transcripts"),
     ],
 )

@@ -95,6 +95,7 @@ class Handler(BaseHTTPRequestHandler):
         if response is None:
             return self.send_text(202, "")
         self.send_json(200, response)
+    # endregion http
 
     def do_GET(self):
         self.send_text(405, "Method not allowed: send JSON-RPC with POST /mcp\n", Allow="POST")
@@ -117,7 +118,6 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, fmt, *args):  # the default writes to stderr unformatted
         log.info("%s %s", self.address_string(), fmt % args)
-# endregion http
 
 
 def main():

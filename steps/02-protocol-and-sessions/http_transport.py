@@ -35,7 +35,6 @@ class HttpError(Exception):
         self.status, self.message, self.code, self.request_id = status, message, code, request_id
 
 
-# region sessions
 class Sessions:
     """Live sessions by id, least recently used first. Handler threads share it, hence the lock.
 
@@ -78,10 +77,8 @@ class Sessions:
             if now - last_used < self._limits.session_idle_seconds:
                 return
             self._by_id.popitem(last=False)
-# endregion sessions
 
 
-# region server
 class McpHttpServer(ThreadingHTTPServer):
     request_queue_size = 1024  # connections the kernel holds for us in a burst (the default is 5)
 
@@ -146,7 +143,6 @@ class McpHttpServer(ThreadingHTTPServer):
             log.info("%s left: %s", client_address[0], error)
         else:
             log.exception("connection from %s failed", client_address[0])
-# endregion server
 
 
 def busy_response() -> bytes:
@@ -171,7 +167,6 @@ class McpHandler(BaseHTTPRequestHandler):
         self.timeout = 2 * self.server.limits.request_seconds
         super().setup()
 
-    # region deadline
     def handle_one_request(self):
         """Each request on a connection must arrive whole within the deadline."""
         self.answered = False  # no status line written yet
@@ -192,9 +187,7 @@ class McpHandler(BaseHTTPRequestHandler):
             self.refuse(error)
             return False
         return super().handle_expect_100()
-    # endregion deadline
 
-    # region post
     def do_POST(self):
         self.answer(self.post)
 
@@ -257,9 +250,7 @@ class McpHandler(BaseHTTPRequestHandler):
         # nothing, close the connection after the answer.
         body = error_response(error.request_id, error.code, error.message)
         self.send_json(error.status, body, {"Connection": "close"})
-    # endregion post
 
-    # region door
     def guard_door(self):
         """Refuse what must not reach the protocol at all."""
         if urlsplit(self.path).path != "/mcp":
@@ -309,9 +300,7 @@ class McpHandler(BaseHTTPRequestHandler):
             return parse_json(body)
         except ProtocolError as error:
             raise HttpError(400, error.message, error.code) from None
-    # endregion door
 
-    # region session-routing
     def session_for(self, message) -> tuple[Session, bool]:
         """The session a message (or a batch) belongs to, and whether it is a new one."""
         session_id = self.header("Mcp-Session-Id")
@@ -335,9 +324,7 @@ class McpHandler(BaseHTTPRequestHandler):
             supported = ", ".join(SUPPORTED_VERSIONS)
             reason = f"Unsupported MCP-Protocol-Version {version!r}; supported: {supported}"
             raise HttpError(400, reason, request_id=request_id)
-    # endregion session-routing
 
-    # region other-methods
     def do_DELETE(self):
         self.answer(self.delete)
 
@@ -368,9 +355,7 @@ class McpHandler(BaseHTTPRequestHandler):
         """A header's value without the spaces around it; None if it is missing."""
         value = self.headers.get(name)
         return None if value is None else value.strip()
-    # endregion other-methods
 
-    # region responses
     def send_json(self, status: int, payload, headers: dict | None = None):
         self.send_body(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
 
@@ -410,7 +395,6 @@ class McpHandler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-    # endregion responses
 
     def log_message(self, fmt, *args):
         log.info("%s %s", self.address_string(), printable(fmt % args))

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 log = logging.getLogger("limits")
 
 
-# region limits
 @dataclass(frozen=True)
 class Limits:
     max_connections: int = 256  # served at once; one more gets 503 at once
@@ -23,10 +22,8 @@ class Limits:
     large_at_once: int = 2  # ...this many at a time: parsed JSON can take 17 times its size
     max_sessions: int = 10_000  # the least recently used session makes way for a new one
     session_idle_seconds: float = 30 * 60  # an idle session expires; its client gets 404
-# endregion limits
 
 
-# region watchdog
 class Watchdog:
     """One thread that watches the clock for every connection.
 
@@ -76,4 +73,3 @@ def shut(sock: socket.socket, how: str) -> None:
             sock.shutdown(socket.SHUT_RD)  # a blocked read returns at once; writing still works
     except OSError:
         pass  # the client went first
-# endregion watchdog

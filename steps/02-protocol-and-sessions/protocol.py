@@ -17,7 +17,6 @@ SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.2.0
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 INSTRUCTIONS = "A teaching server with two tools: the tool ping answers pong, the tool echo returns its text."
 
-# region errors
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -38,10 +37,8 @@ def error_response(request_id, code: int, message: str, data=None) -> dict:
     if data is not None:
         error["data"] = data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
-# endregion errors
 
 
-# region parsing
 def parse_json(data: bytes):
     """Bytes off the wire to a message; a PARSE_ERROR for anything that is not JSON."""
     try:
@@ -55,10 +52,8 @@ def parse_json(data: bytes):
 def refuse_constant(name: str):
     # Python's json reads NaN, Infinity and -Infinity, which JSON does not have.
     raise ValueError(f"{name} is not JSON")
-# endregion parsing
 
 
-# region validation
 def kind_of(message) -> str:
     """'request', 'notification' or 'response'; a ProtocolError for anything else."""
     if isinstance(message, list):
@@ -88,20 +83,16 @@ def id_of(message):
     if isinstance(message, dict) and valid_id(message.get("id")):
         return message["id"]
     return None
-# endregion validation
 
 
-# region session
 @dataclass
 class Session:
     """What the server remembers about one client between its messages."""
 
     protocol_version: str | None = None  # agreed by initialize
     initialized: bool = False  # the client has sent notifications/initialized
-# endregion session
 
 
-# region server
 class Server:
     def handle(self, message, session: Session) -> dict | None:
         """Answer one message: a response, or None when nothing may be sent back."""
@@ -130,6 +121,7 @@ class Server:
         responses = [self.handle(message, session) for message in messages]
         return [response for response in responses if response is not None]
 
+    # region on-request
     def on_request(self, method: str, params: dict, session: Session) -> dict:
         if method == "initialize":
             return self.initialize(params, session)
@@ -143,14 +135,13 @@ class Server:
                 INVALID_REQUEST, f"{method} before the handshake: send initialize, then notifications/initialized"
             )
         return handler(params)
+    # endregion on-request
 
     def on_notification(self, message: dict, session: Session) -> None:
         if message["method"] == "notifications/initialized" and session.protocol_version:
             session.initialized = True
         # Anything else (cancelled, progress, unknown) needs no action from this server.
-    # endregion server
 
-    # region initialize
     def initialize(self, params: dict, session: Session) -> dict:
         if session.protocol_version is not None:
             raise ProtocolError(INVALID_REQUEST, "This session is already initialized")
@@ -167,9 +158,7 @@ class Server:
             "serverInfo": SERVER_INFO,
             "instructions": INSTRUCTIONS,
         }
-    # endregion initialize
 
-    # region tool-methods
     def list_tools(self, params: dict) -> dict:
         return {"tools": [tool.declaration() for tool in TOOLS.values()]}
 
@@ -181,4 +170,3 @@ class Server:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
         return call_tool(TOOLS[name], params.get("arguments", {}))
-    # endregion tool-methods

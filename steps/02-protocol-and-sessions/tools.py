@@ -10,7 +10,6 @@ from typing import Callable
 log = logging.getLogger("tools")
 
 
-# region tools
 @dataclass
 class Tool:
     name: str
@@ -60,4 +59,3 @@ def call_tool(tool: Tool, arguments) -> dict:
     except Exception:
         log.exception("tool %s failed", tool.name)
         return text_result(f"The tool {tool.name} failed unexpectedly; the server log has details.", error=True)
-# endregion tools

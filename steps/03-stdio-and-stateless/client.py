@@ -19,7 +19,6 @@ META = {
 }
 
 
-# region client
 class StdioClient:
     def __init__(self):
         self.process = subprocess.Popen(
@@ -46,10 +45,8 @@ class StdioClient:
     def close(self) -> int:
         self.process.stdin.close()  # end of input: the server exits
         return self.process.wait(timeout=10)
-# endregion client
 
 
-# region conversations
 def main() -> int:
     client = StdioClient()
     print("# The handshake era (2025-11-25): initialize, confirm, then work.")
@@ -65,7 +62,6 @@ def main() -> int:
     client.request("tools/call", {"name": "echo", "arguments": {"text": "no handshake needed"}, "_meta": META})
     client.request("ping", {"_meta": META})
     return client.close()
-# endregion conversations
 
 
 if __name__ == "__main__":

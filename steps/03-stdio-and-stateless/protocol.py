@@ -31,7 +31,6 @@ INSTRUCTIONS = "A teaching server with two tools: the tool ping answers pong, th
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 CACHE_HINTS = {"ttlMs": 300_000, "cacheScope": "public"}  # the tool list is the same for everyone
 
-# region errors
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -54,10 +53,8 @@ def error_response(request_id, code: int, message: str, data=None) -> dict:
     if data is not None:
         error["data"] = data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
-# endregion errors
 
 
-# region parsing
 def parse_json(data: bytes):
     """Bytes off the wire to a message; a PARSE_ERROR for anything that is not JSON."""
     try:
@@ -71,10 +68,8 @@ def parse_json(data: bytes):
 def refuse_constant(name: str):
     # Python's json reads NaN, Infinity and -Infinity, which JSON does not have.
     raise ValueError(f"{name} is not JSON")
-# endregion parsing
 
 
-# region validation
 def kind_of(message) -> str:
     """'request', 'notification' or 'response'; a ProtocolError for anything else."""
     if isinstance(message, list):
@@ -99,7 +94,6 @@ def valid_id(value) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-# region era
 def is_stateless(message) -> bool:
     """A 2026-07-28 request names its version in params._meta; a handshake-era
     request never does (its _meta, if any, holds only a progressToken)."""
@@ -112,7 +106,6 @@ def is_stateless(message) -> bool:
         return False
     meta = params["_meta"]
     return not isinstance(meta, dict) or META_VERSION in meta  # a broken _meta: the new era's error
-# endregion era
 
 
 def id_of(message):
@@ -120,20 +113,16 @@ def id_of(message):
     if isinstance(message, dict) and valid_id(message.get("id")):
         return message["id"]
     return None
-# endregion validation
 
 
-# region session
 @dataclass
 class Session:
     """What the server remembers about one client between its messages."""
 
     protocol_version: str | None = None  # agreed by initialize
     initialized: bool = False  # the client has sent notifications/initialized
-# endregion session
 
 
-# region server
 class Server:
     def handle(self, message, session: Session | None) -> dict | None:
         """Answer one message: a response, or None when nothing may be sent back.
@@ -167,6 +156,7 @@ class Server:
         responses = [self.handle(message, session) for message in messages]
         return [response for response in responses if response is not None]
 
+    # region on-request
     def on_request(self, method: str, params: dict, session: Session) -> dict:
         if method == "initialize":
             return self.initialize(params, session)
@@ -180,12 +170,12 @@ class Server:
                 INVALID_REQUEST, f"{method} before the handshake: send initialize, then notifications/initialized"
             )
         return handler(params)
+    # endregion on-request
 
     def on_notification(self, message: dict, session: Session) -> None:
         if message["method"] == "notifications/initialized" and session.protocol_version:
             session.initialized = True
         # Anything else (cancelled, progress, unknown) needs no action from this server.
-    # endregion server
 
     # region stateless
     def on_stateless_request(self, method: str, params: dict) -> dict:
@@ -208,7 +198,6 @@ class Server:
         }
     # endregion stateless
 
-    # region initialize
     def initialize(self, params: dict, session: Session) -> dict:
         if session.protocol_version is not None:
             raise ProtocolError(INVALID_REQUEST, "This session is already initialized")
@@ -225,9 +214,7 @@ class Server:
             "serverInfo": SERVER_INFO,
             "instructions": INSTRUCTIONS,
         }
-    # endregion initialize
 
-    # region tool-methods
     def list_tools(self, params: dict) -> dict:
         return {"tools": [tool.declaration() for tool in TOOLS.values()]}
 
@@ -239,7 +226,6 @@ class Server:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
         return call_tool(TOOLS[name], params.get("arguments", {}))
-    # endregion tool-methods
 
 
 # region meta

@@ -19,7 +19,6 @@ META = {
 }
 
 
-# region client
 class StdioClient:
     def __init__(self):
         self.process = subprocess.Popen(
@@ -46,10 +45,8 @@ class StdioClient:
     def close(self) -> int:
         self.process.stdin.close()  # end of input: the server exits
         return self.process.wait(timeout=10)
-# endregion client
 
 
-# region conversations
 def main() -> int:
     client = StdioClient()
     print("# The handshake era (2025-11-25): initialize, confirm, then work.")
@@ -62,7 +59,6 @@ def main() -> int:
     client.request("tools/call", {"name": "get_note", "arguments": {"path": "Inbox/Try tangzhong"}, "_meta": META})
     client.request("resources/read", {"uri": "vault:///Inbox/Rice%20koji%20quick%20capture.md", "_meta": META})
     return client.close()
-# endregion conversations
 
 
 if __name__ == "__main__":

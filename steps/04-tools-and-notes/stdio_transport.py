@@ -46,6 +46,7 @@ def answer_line(core: Server, session: Session, stdin, line: bytes) -> dict | li
     except ProtocolError as error:
         return error_response(None, error.code, error.message)
     return core.handle(message, None if is_stateless(message) else session)
+# endregion stdio
 
 
 def write(stdout, message: dict | list) -> None:
@@ -57,4 +58,3 @@ def write(stdout, message: dict | list) -> None:
 def skip_rest_of_line(stdin, line: bytes) -> None:
     while line and not line.endswith(b"\n"):
         line = stdin.readline(MAX_LINE)
-# endregion stdio

@@ -50,7 +50,6 @@ class HttpError(Exception):
         self.status, self.message, self.code, self.request_id, self.data = status, message, code, request_id, data
 
 
-# region sessions
 class Sessions:
     """Live sessions by id, least recently used first. Handler threads share it, hence the lock.
 
@@ -93,10 +92,8 @@ class Sessions:
             if now - last_used < self._limits.session_idle_seconds:
                 return
             self._by_id.popitem(last=False)
-# endregion sessions
 
 
-# region server
 class McpHttpServer(ThreadingHTTPServer):
     request_queue_size = 1024  # connections the kernel holds for us in a burst (the default is 5)
 
@@ -161,7 +158,6 @@ class McpHttpServer(ThreadingHTTPServer):
             log.info("%s left: %s", client_address[0], error)
         else:
             log.exception("connection from %s failed", client_address[0])
-# endregion server
 
 
 def busy_response() -> bytes:
@@ -186,7 +182,6 @@ class McpHandler(BaseHTTPRequestHandler):
         self.timeout = 2 * self.server.limits.request_seconds
         super().setup()
 
-    # region deadline
     def handle_one_request(self):
         """Each request on a connection must arrive whole within the deadline."""
         self.answered = False  # no status line written yet
@@ -207,9 +202,7 @@ class McpHandler(BaseHTTPRequestHandler):
             self.refuse(error)
             return False
         return super().handle_expect_100()
-    # endregion deadline
 
-    # region post
     def do_POST(self):
         self.answer(self.post)
 
@@ -254,6 +247,7 @@ class McpHandler(BaseHTTPRequestHandler):
         else:
             self.send_body(202)  # only notifications and responses: nothing to answer
 
+    # region post-stateless
     def post_stateless(self, message, kind: str):
         """2026-07-28: no session, and the routing headers must agree with the body."""
         version = self.header("MCP-Protocol-Version")
@@ -273,6 +267,7 @@ class McpHandler(BaseHTTPRequestHandler):
             self.send_stream([response], {})
         else:
             self.send_json(status, response)
+    # endregion post-stateless
 
     def answer(self, handle):
         """Run a handler so that every failure still gets an HTTP answer, and at most one."""
@@ -294,9 +289,7 @@ class McpHandler(BaseHTTPRequestHandler):
         # nothing, close the connection after the answer.
         body = error_response(error.request_id, error.code, error.message, error.data)
         self.send_json(error.status, body, {"Connection": "close"})
-    # endregion post
 
-    # region door
     def guard_door(self):
         """Refuse what must not reach the protocol at all."""
         if urlsplit(self.path).path != "/mcp":
@@ -346,9 +339,7 @@ class McpHandler(BaseHTTPRequestHandler):
             return parse_json(body)
         except ProtocolError as error:
             raise HttpError(400, error.message, error.code) from None
-    # endregion door
 
-    # region session-routing
     def session_for(self, message) -> tuple[Session, bool]:
         """The session a message (or a batch) belongs to, and whether it is a new one."""
         session_id = self.header("Mcp-Session-Id")
@@ -362,9 +353,7 @@ class McpHandler(BaseHTTPRequestHandler):
             reason = "Session not found: it ended, expired or never existed; initialize again"
             raise HttpError(404, reason, request_id=id_of(message))
         return session, False
-    # endregion session-routing
 
-    # region other-methods
     def do_DELETE(self):
         self.answer(self.delete)
 
@@ -405,9 +394,7 @@ class McpHandler(BaseHTTPRequestHandler):
         """A header's value without the spaces around it; None if it is missing."""
         value = self.headers.get(name)
         return None if value is None else value.strip()
-    # endregion other-methods
 
-    # region responses
     def send_json(self, status: int, payload, headers: dict | None = None):
         self.send_body(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
 
@@ -447,7 +434,6 @@ class McpHandler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-    # endregion responses
 
     def log_message(self, fmt, *args):
         log.info("%s %s", self.address_string(), printable(fmt % args))
@@ -504,6 +490,7 @@ def check_routing_headers(message: dict, headers) -> None:
             shown = ", ".join(json.dumps(v) for v in sent) or "missing"
             reason = f"Header mismatch: {name} is {shown}; the body says {json.dumps(value)}"
             raise HttpError(400, reason, HEADER_MISMATCH, id_of(message))
+# endregion routing-headers
 
 
 def header_matches(name: str, sent: list[str], value: str) -> bool:
@@ -521,7 +508,6 @@ def decode_name(value: str) -> str | None:
         return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
         return None
-# endregion routing-headers
 
 
 def wants_stream(message: dict) -> bool:

@@ -46,7 +46,6 @@ CACHE_HINTS = {
     "resources/read": {"ttlMs": 0, "cacheScope": "private"},
 }
 
-# region errors
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -70,10 +69,8 @@ def error_response(request_id, code: int, message: str, data=None) -> dict:
     if data is not None:
         error["data"] = data
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
-# endregion errors
 
 
-# region parsing
 def parse_json(data: bytes):
     """Bytes off the wire to a message; a PARSE_ERROR for anything that is not JSON."""
     try:
@@ -87,10 +84,8 @@ def parse_json(data: bytes):
 def refuse_constant(name: str):
     # Python's json reads NaN, Infinity and -Infinity, which JSON does not have.
     raise ValueError(f"{name} is not JSON")
-# endregion parsing
 
 
-# region validation
 def kind_of(message) -> str:
     """'request', 'notification' or 'response'; a ProtocolError for anything else."""
     if isinstance(message, list):
@@ -115,7 +110,6 @@ def valid_id(value) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-# region era
 def is_stateless(message) -> bool:
     """A 2026-07-28 request names its version in params._meta; a handshake-era
     request never does (its _meta, if any, holds only a progressToken)."""
@@ -128,7 +122,6 @@ def is_stateless(message) -> bool:
         return False
     meta = params["_meta"]
     return not isinstance(meta, dict) or META_VERSION in meta  # a broken _meta: the new era's error
-# endregion era
 
 
 def id_of(message):
@@ -136,20 +129,16 @@ def id_of(message):
     if isinstance(message, dict) and valid_id(message.get("id")):
         return message["id"]
     return None
-# endregion validation
 
 
-# region session
 @dataclass
 class Session:
     """What the server remembers about one client between its messages."""
 
     protocol_version: str | None = None  # agreed by initialize
     initialized: bool = False  # the client has sent notifications/initialized
-# endregion session
 
 
-# region server
 class Server:
     def __init__(self, vault: Vault):
         self.vault = vault
@@ -204,7 +193,6 @@ class Server:
         if message["method"] == "notifications/initialized" and session.protocol_version:
             session.initialized = True
         # Anything else (cancelled, progress, unknown) needs no action from this server.
-    # endregion server
 
     # region stateless
     def on_stateless_request(self, method: str, params: dict) -> dict:
@@ -230,7 +218,6 @@ class Server:
         }
     # endregion stateless
 
-    # region initialize
     def initialize(self, params: dict, session: Session) -> dict:
         if session.protocol_version is not None:
             raise ProtocolError(INVALID_REQUEST, "This session is already initialized")
@@ -247,7 +234,6 @@ class Server:
             "serverInfo": SERVER_INFO,
             "instructions": INSTRUCTIONS,
         }
-    # endregion initialize
 
     def methods(self) -> dict:
         """The methods both eras share: each takes params and returns a result."""
@@ -259,7 +245,6 @@ class Server:
             "resources/read": self.read_resource,
         }
 
-    # region tool-methods
     def list_tools(self, params: dict) -> dict:
         return {"tools": [tool.declaration() for tool in TOOLS.values()]}
 
@@ -271,9 +256,7 @@ class Server:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
         return call_tool(TOOLS[name], params.get("arguments"), self.vault)
-    # endregion tool-methods
 
-    # region resource-methods
     def list_resources(self, params: dict) -> dict:
         cursor = params.get("cursor")
         if cursor is not None and not isinstance(cursor, str):
@@ -286,6 +269,7 @@ class Server:
     def list_templates(self, params: dict) -> dict:
         return {"resourceTemplates": [TEMPLATE]}
 
+    # region resource-methods
     def read_resource(self, params: dict) -> dict:
         uri = params.get("uri")
         if not isinstance(uri, str):

@@ -271,7 +271,6 @@ def shown(value, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# region cursors
 # A cursor names the last path of the page before, not a position: a note added or
 # deleted between two calls shifts nothing. The prefix tells a real cursor from noise.
 CURSOR_PREFIX = "after:"
@@ -298,7 +297,6 @@ def after(cursor) -> str:
     if not text.startswith(CURSOR_PREFIX):
         raise InvalidCursor(f"The cursor {shown(cursor)} is not one this server gave; start again without a cursor")
     return text.removeprefix(CURSOR_PREFIX)
-# endregion cursors
 
 
 # Notes as MCP resources: vault:///Folder/Note.md, each path segment percent-encoded

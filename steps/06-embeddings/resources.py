@@ -11,7 +11,6 @@ from vault import Vault, page, path_to_uri, uri_to_path
 PAGE_SIZE = 100  # resources per page of resources/list
 MIME_TYPE = "text/markdown"
 
-# region resources
 TEMPLATE = {
     "uriTemplate": "vault:///{+path}",  # RFC 6570: {+path} keeps the slashes of Folder/Note.md
     "name": "note",
@@ -43,4 +42,3 @@ def read_resource(vault: Vault, uri: str) -> dict:
 def title_of(path: str) -> str:
     """What Obsidian shows as a note's name: the file name without .md."""
     return path.rsplit("/", 1)[-1].removesuffix(".md")
-# endregion resources

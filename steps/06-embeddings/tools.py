@@ -26,7 +26,6 @@ log = logging.getLogger("tools")
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
-# region toolkit
 @dataclass
 class Tool:
     name: str
@@ -51,6 +50,7 @@ class Tool:
         }
 
 
+# region toolkit
 def call_tool(tool: Tool, arguments, vault: Vault) -> dict:
     """Validate, run, and wrap the result; whatever goes wrong becomes a result the model can read."""
     if arguments is None:
@@ -76,7 +76,6 @@ def error_result(text: str) -> dict:
 # endregion toolkit
 
 
-# region list-notes
 def list_notes(vault: Vault, arguments: dict) -> dict:
     folder = arguments.get("folder")
     names, next_cursor = page(vault.list_notes(folder), arguments.get("cursor"), arguments["limit"])
@@ -116,7 +115,6 @@ LIST_NOTES = Tool(
     run=list_notes,
     annotations=READ_ONLY,
 )
-# endregion list-notes
 
 
 # region get-note

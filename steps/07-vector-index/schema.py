@@ -28,7 +28,6 @@ KEYWORDS = {
 }
 
 
-# region types
 def is_integer(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)  # True is an int in Python, not in JSON
 
@@ -42,7 +41,6 @@ TYPES = {
     "boolean": lambda value: isinstance(value, bool),
     "null": lambda value: value is None,
 }
-# endregion types
 
 NAMES = {"object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
          "number": "a number", "boolean": "a boolean (true or false)", "null": "null"}

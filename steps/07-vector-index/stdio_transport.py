@@ -48,6 +48,7 @@ def answer_line(core: Server, session: Session, stdin, line: bytes, notify=None)
     except ProtocolError as error:
         return error_response(None, error.code, error.message)
     return core.handle(message, None if is_stateless(message) else session, notify)
+# endregion stdio
 
 
 def write(stdout, message: dict | list) -> None:
@@ -59,4 +60,3 @@ def write(stdout, message: dict | list) -> None:
 def skip_rest_of_line(stdin, line: bytes) -> None:
     while line and not line.endswith(b"\n"):
         line = stdin.readline(MAX_LINE)
-# endregion stdio

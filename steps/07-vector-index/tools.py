@@ -27,7 +27,6 @@ log = logging.getLogger("tools")
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
-# region toolkit
 # region context
 @dataclass
 class Context:
@@ -64,6 +63,7 @@ class Tool:
         }
 
 
+# region toolkit
 def call_tool(tool: Tool, arguments, context: Context) -> dict:
     """Validate, run, and wrap the result; whatever goes wrong becomes a result the model can read."""
     if arguments is None:
@@ -89,7 +89,6 @@ def error_result(text: str) -> dict:
 # endregion toolkit
 
 
-# region list-notes
 def list_notes(context: Context, arguments: dict) -> dict:
     folder = arguments.get("folder")
     names, next_cursor = page(context.vault.list_notes(folder), arguments.get("cursor"), arguments["limit"])
@@ -129,7 +128,6 @@ LIST_NOTES = Tool(
     run=list_notes,
     annotations=READ_ONLY,
 )
-# endregion list-notes
 
 
 # region get-note
