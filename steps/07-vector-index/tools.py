@@ -246,6 +246,7 @@ def search_vault(context: Context, arguments: dict) -> dict:
         }
         for hit in hits
     ]}
+# endregion search-vault
 
 
 SEARCH_VAULT = Tool(
@@ -288,7 +289,6 @@ SEARCH_VAULT = Tool(
     run=search_vault,
     annotations=READ_ONLY,
 )
-# endregion search-vault
 
 
 # region reindex
@@ -299,6 +299,7 @@ def reindex(context: Context, arguments: dict) -> dict:
 
     index = context.index.rebuild(progress)
     return {"notes": len(index.note_paths()), "chunks": len(index)}
+# endregion reindex
 
 
 REINDEX = Tool(
@@ -318,6 +319,5 @@ REINDEX = Tool(
     run=reindex,
     annotations=READ_ONLY,  # it writes only the server's own index, never a note
 )
-# endregion reindex
 
 TOOLS = {tool.name: tool for tool in [LIST_NOTES, GET_NOTE, SEARCH_VAULT, REINDEX]}

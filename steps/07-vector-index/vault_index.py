@@ -51,6 +51,7 @@ class VaultIndex:
             log.exception("index: could not be built")
         finally:
             self.ready.set()
+    # endregion open
 
     def load(self) -> Index | None:
         """The index on disk, if it can be used as it is."""
@@ -67,7 +68,6 @@ class VaultIndex:
         if self.embedder.dimension is None:
             self.embedder.embed_query("dimension")
         return self.embedder.dimension
-    # endregion open
 
     # region rebuild
     def rebuild(self, progress=None) -> Index:
@@ -91,6 +91,7 @@ class VaultIndex:
             return self.index
         finally:
             self.build_lock.release()
+    # endregion rebuild
 
     def note_chunks(self, path: str) -> list[Chunk]:
         """The chunks of one note, as the index stores them; none if it cannot be read."""
@@ -107,8 +108,8 @@ class VaultIndex:
                   title=note.title, aliases=note.aliases, tags=tags, folder=folder)
             for number, piece in enumerate(note.chunks())
         ]
-    # endregion rebuild
 
+    # region wait
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
         self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is ready before the client notices
         index = self.index  # one read: a rebuild may swap it meanwhile
@@ -118,3 +119,4 @@ class VaultIndex:
             building = f"{self.done} of {self.total} notes done" if self.total else "starting"
             raise NotReady(f"The search index is still being built ({building}); try again in a moment")
         return search(index, self.embedder, query, limit, folder, tag, mode)
+    # endregion wait
