@@ -130,7 +130,6 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-# region atomic
 def write_json_atomically(path: Path, data) -> None:
     """Replace `path` with `data` so that a crash leaves either the old file or the new, never half.
 
@@ -145,7 +144,6 @@ def write_json_atomically(path: Path, data) -> None:
         os.fsync(file.fileno())
     os.replace(temporary, path)
     fsync_directory(path.parent)
-# endregion atomic
 
 
 def encode_note(path: str, chunks: list[Chunk], vectors) -> dict:
@@ -307,7 +305,6 @@ class Index:
                 index._add_rows(path, chunks, vectors)
         return index
 
-    # region build
     @classmethod
     def build(cls, directory, embedder, chunks, progress=None) -> "Index":
         """Embed every chunk and write a new index into `directory`, replacing any old one.
@@ -316,6 +313,7 @@ class Index:
         ProgressLine. The old index stays whole until the new one is complete."""
         directory = Path(directory)
         notes = group_by_note(chunks)
+        # region build
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index.notes_dir.mkdir(parents=True)
@@ -333,8 +331,8 @@ class Index:
         manifest = {"format": FORMAT, "embedder": embedder.name, "dimension": embedder.dimension}
         write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
         remove_other_generations(directory, generation)
+        # endregion build
         return index
-    # endregion build
 
     def update_note(self, path: str, chunks: list[Chunk], vectors) -> None:
         """Replace all the index holds of one note with these chunks and their vectors

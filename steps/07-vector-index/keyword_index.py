@@ -76,7 +76,6 @@ def matches(text: str, terms) -> list[tuple[int, int, str]]:
     return found
 
 
-# region fields
 def weighted_terms(title: str, aliases, heading_path, tags, text: str) -> Counter:
     """How often each term occurs in a chunk, a word in the title counting FIELD_WEIGHTS["title"] times, etc."""
     headings = heading_path[1:] if heading_path[:1] == [title] else heading_path  # the title is counted once
@@ -92,7 +91,6 @@ def weighted_terms(title: str, aliases, heading_path, tags, text: str) -> Counte
         for term in tokenize(words):
             counts[term] = counts.get(term, 0) + weight  # not counts[term] +=, which is slower on a Counter
     return counts
-# endregion fields
 
 
 class KeywordIndex:

@@ -27,7 +27,6 @@ log = logging.getLogger("tools")
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
-# region context
 @dataclass
 class Context:
     """What a tool may use: the vault, its search index, and a way to tell the
@@ -36,7 +35,6 @@ class Context:
     vault: Vault
     index: VaultIndex
     progress: Callable = lambda done, total=None, message=None: None
-# endregion context
 
 
 @dataclass
