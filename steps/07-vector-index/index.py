@@ -58,9 +58,10 @@ APP_FOLDER = "vault-mcp"
 class Chunk:
     """One section of a note, as the note parser (step 5) cuts it.
 
-    `text` is what gets embedded and searched; `heading_path` starts with the
-    note's title, e.g. ["Sourdough", "Feeding", "Ratios"]. `folder` is the note's
-    folder inside the vault ("" at the top), `tags` are without "#"."""
+    `text` is exactly what the embedder sees, what keyword search reads, and what
+    snippets quote. `heading_path` starts with the note's title, e.g.
+    ["Sourdough", "Feeding", "Ratios"]. `folder` is the note's folder inside the
+    vault, with forward slashes ("" at the top); `tags` are without "#"."""
 
     id: str
     path: str
