@@ -8,6 +8,7 @@ import json
 import math
 import struct
 import sys
+import threading
 import types
 from pathlib import Path
 
@@ -175,6 +176,17 @@ def test_a_crash_during_a_rebuild_leaves_the_old_index(tmp_path, monkeypatch):
     assert sorted(c.id for c in loaded.chunks) == sorted(c.id for c in VAULT)
     after = files_of(tmp_path / "index")
     assert {name: after[name] for name in before} == before  # what was there is untouched
+
+
+def test_build_syncs_file_by_file_where_sync_may_return_early(tmp_path, monkeypatch):
+    synced = []
+    monkeypatch.setattr(index_module.sys, "platform", "darwin")
+    monkeypatch.setattr(index_module.os, "sync", lambda: synced.append("all"))
+    real_fsync = index_module.os.fsync
+    monkeypatch.setattr(index_module.os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    build(tmp_path)
+    assert "all" not in synced and len(synced) >= 6  # one per note file at least
+    assert len(Index.load(tmp_path / "index", "test-hashing", 64)) == len(VAULT)
 
 
 def test_a_rebuild_replaces_the_old_generation(tmp_path):
@@ -357,6 +369,17 @@ def test_bm25_a_rare_word_outweighs_a_common_one(tmp_path):
     common_row = index.rows_by_note["Common.md"][0]
     assert scores[rare_row] > 2 * scores[common_row]
     assert search(index, None, "flour einkorn", mode="keyword")[0].path == "Rare.md"
+
+
+def test_keyword_postings_can_be_built_in_the_background(tmp_path):
+    build(tmp_path)
+    index = Index.load(tmp_path / "index", "test-hashing", 64)
+    warming = threading.Thread(target=index.keywords)
+    warming.start()
+    hits = search(index, HashingEmbedder(), "scoby", mode="keyword")  # waits for the postings if need be
+    warming.join()
+    assert [hit.path for hit in hits] == ["Ferments/Kombucha.md"]
+    assert index.keywords() is index.keywords()  # built once
 
 
 def test_bm25_counts_title_headings_and_aliases():

@@ -58,9 +58,10 @@ APP_FOLDER = "vault-mcp"
 class Chunk:
     """One section of a note, as the note parser (step 5) cuts it.
 
-    `text` is what gets embedded and searched; `heading_path` starts with the
-    note's title, e.g. ["Sourdough", "Feeding", "Ratios"]. `folder` is the note's
-    folder inside the vault ("" at the top), `tags` are without "#"."""
+    `text` is exactly what the embedder sees, what keyword search reads, and what
+    snippets quote. `heading_path` starts with the note's title, e.g.
+    ["Sourdough", "Feeding", "Ratios"]. `folder` is the note's folder inside the
+    vault, with forward slashes ("" at the top); `tags` are without "#"."""
 
     id: str
     path: str
@@ -185,9 +186,11 @@ def read_note_file(file: Path, dimension: int):
 
 
 def sync_folder(folder: Path) -> None:
-    """Force every file of a freshly written folder to disk: one os.sync() where the system
-    has it, instead of one fsync per file (thousands of them for a large vault)."""
-    if hasattr(os, "sync"):
+    """Force every file of a freshly written folder to disk. On Linux one os.sync() does
+    it, and waits until it is done; thousands of fsyncs, one per note, take far longer.
+    POSIX lets sync() return before the writing is done, as macOS's does, so other
+    systems sync file by file."""
+    if sys.platform.startswith("linux"):
         os.sync()
     else:
         for file in folder.iterdir():
@@ -342,17 +345,17 @@ class Index:
         if any(chunk.path != path for chunk in chunks):
             raise ValueError(f"every chunk given for {path!r} must have that path")
         vectors = self._unit_vectors(chunks, vectors)
-        write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors))
-        with self.lock:
+        with self.lock:  # the file first: if writing fails, memory still matches the disk
+            write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors))
             self._remove_rows(path)
             self._add_rows(path, chunks, vectors)
 
     def remove_note(self, path: str) -> None:
-        file = self.notes_dir / note_file_name(path)
-        if file.exists():
-            file.unlink()
-            fsync_directory(self.notes_dir)
         with self.lock:
+            file = self.notes_dir / note_file_name(path)
+            if file.exists():
+                file.unlink()
+                fsync_directory(self.notes_dir)
             self._remove_rows(path)
 
     def _unit_vectors(self, chunks, vectors) -> list:
@@ -438,7 +441,11 @@ class Index:
             return nearest_sketched(query, self.vectors, self.sketches, rows, k, self.shortlist)
 
     def keywords(self) -> KeywordIndex:
-        """The BM25 postings, built from the chunks the first time they are needed."""
+        """The BM25 postings, built from the chunks the first time they are needed.
+
+        That takes a while on a large vault (seconds for 40,000 chunks), and searches
+        wait for it. A server can start it right after loading, in the background:
+        threading.Thread(target=index.keywords, daemon=True).start()."""
         with self.lock:
             if self._keywords is None:
                 keywords = KeywordIndex()
