@@ -285,12 +285,12 @@ def test_a_failing_job_is_logged_and_the_worker_goes_on(vault, recorder, watchin
     assert "Ollama is not running" in caplog.text
 
 
-def test_a_failing_subscriber_stops_nothing(vault, recorder, tmp_path):
-    def failing():
+def test_failing_subscribers_stop_nothing(vault, recorder):
+    def failing(*path):
         raise RuntimeError("the client went away")
 
-    watcher = Watcher(vault, recorder.on_index, recorder.on_remove, on_list_changed=failing,
-                      poll_interval=POLL, debounce=DEBOUNCE)
+    watcher = Watcher(vault, recorder.on_index, recorder.on_remove, on_note_changed=failing,
+                      on_list_changed=failing, poll_interval=POLL, debounce=DEBOUNCE)
     watcher.start()
     try:
         write(vault, "New.md", "# New\n")
