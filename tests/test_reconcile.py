@@ -9,23 +9,38 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 STEPS = Path(__file__).resolve().parent.parent / "steps"
-sys.path.insert(0, str(STEPS / "07-vector-index"))
-sys.path.insert(0, str(STEPS / "10-reconcile-and-ship"))  # the step's own folder first
-# Step 10 changes index.py. If another test file imported step 7's copy into this
-# process first, forget it, and vault_index, which imports from it, so that the
-# imports below find step 10's.
-for cached in ("index", "vault_index"):
-    sys.modules.pop(cached, None)
 
-from index import Index, IndexMissing, IndexStale, note_file_name  # noqa: E402
-from reconcile import CHANGED, EQUAL, NEW, REMOVED, Report, reconcile, refresh_note  # noqa: E402
-from vault import Vault  # noqa: E402
-from vault_index import VaultIndex  # noqa: E402
+
+@contextmanager
+def step_modules(*folders: Path):
+    """Import from these step folders, the first first, inside the block; afterwards
+    sys.path and sys.modules are as they were. Every step folder holds modules of the
+    same names (vault, index, notes...): without this, the test file collected first
+    would decide which step's copy every later file gets."""
+    names = {file.stem for folder in folders for file in folder.glob("*.py")}
+    saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    sys.path[:0] = [str(folder) for folder in folders]
+    try:
+        yield
+    finally:
+        del sys.path[: len(folders)]
+        for name in names:
+            sys.modules.pop(name, None)
+        sys.modules.update(saved)
+
+
+# Step 10's index.py, and step 7's vault_index.py using it, as step 10 will.
+with step_modules(STEPS / "10-reconcile-and-ship", STEPS / "07-vector-index"):
+    from index import Index, IndexMissing, IndexStale, note_file_name
+    from reconcile import CHANGED, EQUAL, NEW, REMOVED, Report, reconcile, refresh_note
+    from vault import Vault
+    from vault_index import VaultIndex
 
 NOTES = {
     "Bread/Focaccia.md": "# Focaccia\n\nOil, salt, a long cold rise.\n\n## Baking\n\nA hot oven, 20 minutes.\n",
@@ -175,13 +190,14 @@ def test_an_empty_note_is_new_once(vault_dir):
     assert len(vault_index.embedder.calls) == 5  # not for the empty note
     assert "Inbox/Ideas.md" in vault_index.index.note_meta()
     assert "Inbox/Ideas.md" not in vault_index.index.note_paths()  # a note without chunks has no rows
-    assert str(reconcile(start(vault_dir))) == "reconciled: 0 new, 0 changed, 0 removed, 6 unchanged (0 touched but equal)"
+    again = reconcile(start(vault_dir))
+    assert str(again) == "reconciled: 0 new, 0 changed, 0 removed, 6 unchanged (0 touched but equal)"
 
 
 def test_a_reconcile_cut_short_resumes_where_it_stopped(indexed):
-    edited = ["Bread/Focaccia.md", "Bread/Rye.md", "Ferments/Kimchi.md", "Ferments/Kombucha.md", "Ferments/Sauerkraut.md"]
-    for path in edited:
-        write(indexed, path, NOTES[path] + "\nEdited while the server was stopped.\n", A_MINUTE_AGO + 10**10)
+    for path, text in NOTES.items():
+        if text:  # every note but the empty one
+            write(indexed, path, text + "\nEdited while the server was stopped.\n", A_MINUTE_AGO + 10**10)
 
     with pytest.raises(ConnectionError):
         reconcile(start(indexed, CountingEmbedder(fail_at=3)))  # two notes done, then Ollama goes away

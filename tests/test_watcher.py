@@ -10,18 +10,37 @@ import random
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 STEPS = Path(__file__).resolve().parent.parent / "steps"
-sys.path.insert(0, str(STEPS / "07-vector-index"))
-sys.path.insert(0, str(STEPS / "09-watcher"))  # the step's own folder first
 
-from index import Index  # noqa: E402
-from vault import Vault  # noqa: E402
-from vault_index import VaultIndex  # noqa: E402
-from watcher import INDEX, REMOVE, Changes, JobQueue, Stamp, Watcher, compare  # noqa: E402
+
+@contextmanager
+def step_modules(*folders: Path):
+    """Import from these step folders, the first first, inside the block; afterwards
+    sys.path and sys.modules are as they were. Every step folder holds modules of the
+    same names (vault, index, notes...): without this, the test file collected first
+    would decide which step's copy every later file gets."""
+    names = {file.stem for folder in folders for file in folder.glob("*.py")}
+    saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    sys.path[:0] = [str(folder) for folder in folders]
+    try:
+        yield
+    finally:
+        del sys.path[: len(folders)]
+        for name in names:
+            sys.modules.pop(name, None)
+        sys.modules.update(saved)
+
+
+with step_modules(STEPS / "09-watcher", STEPS / "07-vector-index"):
+    from index import Index
+    from vault import Vault
+    from vault_index import VaultIndex
+    from watcher import INDEX, REMOVE, Changes, JobQueue, Stamp, Watcher, compare
 
 POLL = 0.05
 DEBOUNCE = 0.2
