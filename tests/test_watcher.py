@@ -365,7 +365,7 @@ def test_stop_lets_the_job_in_hand_finish_and_drops_the_waiting(vault, recorder,
     write(vault, "Bread/Focaccia.md", "# Focaccia\n\nEdited.\n")
     wait_until(lambda: watcher.pending() == 2, what="the second edit being seen")
     assert watcher.stop(timeout=2) is True
-    assert finished.is_set()
+    assert finished.is_set() and watcher.pending() == 0
     assert recorder.calls == [(INDEX, "Kimchi.md")]
     assert not any(thread.is_alive() for thread in watcher._threads)
 

@@ -147,6 +147,7 @@ class JobQueue:
         """take() returns None from now on; the jobs waiting are dropped."""
         with self._changed:
             self._closed = True
+            self._waiting.clear()
             self._changed.notify_all()
 
     def __len__(self) -> int:
@@ -157,6 +158,10 @@ class JobQueue:
 
 
 class Watcher:
+    """Watches one vault: start() it, stop() it. on_index(path) and on_remove(path) do
+    the jobs; on_note_changed(path) and on_list_changed() hear of changes (see the
+    module's docstring for which thread calls which)."""
+
     def __init__(self, vault, on_index, on_remove, on_note_changed=None, on_list_changed=None,
                  poll_interval: float = 1.0, debounce: float = 2.0):
         self.vault = vault
@@ -199,11 +204,11 @@ class Watcher:
     def _poll_until_stopped(self) -> None:
         while not self._stopping.wait(self.poll_interval):
             try:
-                self.poll()
+                self._poll()
             except Exception:  # the vault's folder gone for a moment (a network drive): try again
                 log.exception("watcher: a poll failed")
 
-    def poll(self) -> Changes:
+    def _poll(self) -> None:
         """Compare the vault with the last snapshot and queue a job for every change."""
         snapshot = take_snapshot(self.vault)
         changes = compare(self._snapshot, snapshot)
@@ -218,7 +223,6 @@ class Watcher:
             self.queue.put(INDEX, new)
         if changes.list_changed():
             self._tell(self.on_list_changed)
-        return changes
     # endregion poll
 
     # region work
@@ -235,7 +239,8 @@ class Watcher:
         except Exception:
             if job.kind == INDEX and not (self.vault.root / job.path).is_file():
                 log.info("watcher: %s vanished while it was indexed; removing it", job.path)
-                return self._run(Job(REMOVE, job.path, job.due))
+                self._run(Job(REMOVE, job.path, job.due))
+                return
             log.exception("watcher: could not %s %s", job.kind, job.path)
         self._tell(self.on_note_changed, job.path)
 

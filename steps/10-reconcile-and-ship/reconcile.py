@@ -70,6 +70,7 @@ class Report:
     touched: int = 0  # of the unchanged, those read because their stamp differed
 
     def add(self, outcome: str | None) -> None:
+        """Count what refresh_note found. NEW, CHANGED and REMOVED name their counters."""
         if outcome == EQUAL:
             self.unchanged += 1
             self.touched += 1
@@ -114,15 +115,16 @@ def refresh_note(vault_index, path: str) -> str | None:
     if stamp is None:
         index.remove_note(path)
         return None if stored is None else REMOVED
+    meta = stamp_to_store(stamp)  # judged now: "recent" means recent when the note is read
     chunks = vault_index.note_chunks(path)
     if stored is not None and chunks == index.chunks_of(path):
-        index.set_meta(path, stamp_to_store(stamp))
+        index.set_meta(path, meta)
         return EQUAL
     vectors = vault_index.embedder.embed_documents([chunk.text for chunk in chunks]) if chunks else []
     if stamp_of(vault_index.vault, path) != stamp:
         return CHANGED  # edited while it was embedded: leave it to the newer text (see the docstring)
     # An empty note is stored too, without chunks, so that its stamp is kept.
-    index.update_note(path, chunks, vectors, meta=stamp_to_store(stamp))
+    index.update_note(path, chunks, vectors, meta=meta)
     log.debug("reconcile: embedded %s", path)
     return NEW if stored is None else CHANGED
 
