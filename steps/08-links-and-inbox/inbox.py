@@ -87,11 +87,12 @@ def safe_file_name(title) -> str:
     """The file name (without ".md") a title becomes, or InboxError saying why there is none."""
     if not isinstance(title, str):
         raise InboxError(f"The title must be a string; got {shown(title)}")
-    name = unicodedata.normalize("NFC", title)
-    name = re.sub(r"\.md\s*$", "", name, flags=re.IGNORECASE)  # "Idea.md" means the note "Idea"
+    name = re.sub(r"\.md\s*$", "", title, flags=re.IGNORECASE)  # "Idea.md" means the note "Idea"
     name = INVISIBLE.sub("", name)
     name = DOUBLE_PERCENT.sub("%", FORBIDDEN.sub(" ", name))
     name = " ".join(name.split())  # every run of white space (tabs, no-break spaces) is one space
+    # NFC after the removals: an accent that followed a removed character now meets another.
+    name = unicodedata.normalize("NFC", name)
     # The cut leaves a byte for the "_" a reserved name gets; reserved names are judged last,
     # on the name as it will be.
     name = not_reserved(trim_ends(cut_to_bytes(trim_ends(name), MAX_NAME_BYTES - 1)))
@@ -118,13 +119,18 @@ def not_reserved(name: str) -> str:
 
 def cut_to_bytes(text: str, limit: int) -> str:
     """The longest start of text that fits in `limit` bytes of UTF-8, cut between characters,
-    and never so that an accent, a joiner or an emoji modifier loses what it belongs to."""
+    and never so that an accent, a joiner, an emoji modifier or half a flag loses what it belongs to."""
     if len(text.encode("utf-8")) <= limit:
         return text
     cut = text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")  # drops a half character
     while cut and (belongs_to_previous(text[len(cut)]) or cut[-1] == ZERO_WIDTH_JOINER):
         cut = cut[:-1]
-    return cut
+    # A flag is two regional indicators (🇫🇷 is F and R): an odd number at the end is half a flag.
+    indicators = len(cut) - len(cut.rstrip(REGIONAL_INDICATORS))
+    return cut[:-1] if indicators % 2 else cut
+
+
+REGIONAL_INDICATORS = "".join(chr(code) for code in range(0x1F1E6, 0x1F200))
 
 
 ZERO_WIDTH_JOINER = "\u200d"

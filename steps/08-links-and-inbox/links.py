@@ -139,7 +139,9 @@ class LinkGraph:
     # region build
     @classmethod
     def build(cls, vault: Vault) -> "LinkGraph":
-        """Read and parse every note of the vault once."""
+        """Read and parse every note of the vault once: a millisecond or two a note (2.5 s
+        for 2,000 notes of 3 KB), two thirds of it step 5's parse_note. The whole parse is
+        used, not a links-only shortcut, so "the links of a note" has one definition."""
         graph = cls(vault)
         for path in vault.list_notes():
             graph.update_note(path)
@@ -148,17 +150,19 @@ class LinkGraph:
     def update_note(self, path: str) -> None:
         """Read one note again (new or changed) and replace what the graph knew of it.
         A note that has gone is removed; one that cannot be read keeps its name, so links
-        to it still resolve, but has no links of its own."""
+        to it still resolve, but has no links of its own. Call it from one thread (step 9's
+        job queue): two updates of one note racing could store the older text last."""
         try:
-            _, text = self.vault.read_note(path)
+            relative, text = self.vault.read_note(path)  # relative: the spelling on disk
         except NoteNotFound:
             return self.remove_note(path)
         except VaultError:  # too large, unreadable: it exists, its links are unknown
-            text = ""
-        entry = read_entry(path, text)
+            relative, text = path, ""
+        entry = read_entry(relative, text)  # parsed outside the lock: queries go on meanwhile
         with self.lock:
             self._forget(path)
-            self._remember(path, entry)
+            self._forget(relative)
+            self._remember(relative, entry)
 
     def remove_note(self, path: str) -> None:
         with self.lock:
