@@ -138,6 +138,12 @@ def test_a_heading_link_without_a_note_is_the_same_note_and_no_backlink(sample):
     assert "Bread/Basic country loaf.md" not in backlink_sources(sample, "Bread/Basic country loaf.md")
 
 
+def test_a_note_linking_to_itself_by_name_is_not_its_own_backlink(tmp_path):
+    graph = graph_of(tmp_path, {"Own.md": "[[Own]] [[Own#Part]] ![[own]]", "Other.md": "[[Own]]"})
+    assert {l.target for l in graph.outgoing("Own.md")} == {"Own.md"}
+    assert backlink_sources(graph, "Own.md") == ["Other.md"]
+
+
 def test_links_to_files_that_are_not_notes_are_attachments(sample):
     kinds = {l.link.target: l.kind for l in sample.outgoing("Bread/Baker's percentages.md")}
     assert kinds["hydration-table.csv"] == ATTACHMENT
