@@ -880,8 +880,8 @@ def test_an_inbox_that_is_a_file_is_refused(tmp_path):
 
 def test_related_notes_by_links_one_and_two_steps_away(tmp_path):
     graph = graph_of(tmp_path, {
-        "A.md": "[[B]] [[Mutual]]", "B.md": "[[C]]", "C.md": "", "D.md": "[[A]]", "Mutual.md": "[[A]]", "E.md": "",
-    })
+        "A.md": "[[B]] [[Mutual]]", "B.md": "[[C]] [[D]]", "C.md": "", "D.md": "[[A]]", "Mutual.md": "[[A]]", "E.md": "",
+    })  # D is next to A, and also two links away through B: a direct link counts once
     found = {r.path: (r.score, r.reasons) for r in related_notes(graph, None, "A.md", 10)}
     assert found == {
         "Mutual.md": (2.0, ["links to it", "linked from it"]),
