@@ -365,7 +365,9 @@ GET_BACKLINKS = Tool(
 # region related-notes
 def find_related(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])
-    found = related_notes(context.index.link_graph(), context.index, path, arguments["limit"])
+    graph = context.index.link_graph()
+    context.index.current()  # waits briefly for a first build, so that similarity counts too
+    found = related_notes(graph, context.index, path, arguments["limit"])
     return {"path": path, "related": [
         {"path": note.path, "score": round(note.score, 3), "reasons": note.reasons} for note in found
     ]}

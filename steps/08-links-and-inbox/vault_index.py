@@ -120,6 +120,11 @@ class VaultIndex:
         ]
     # endregion rebuild
 
+    def current(self) -> Index | None:
+        """The search index, waiting briefly for the first build; None if there is none yet."""
+        self.ready.wait(WAIT_FOR_FIRST_BUILD)
+        return self.index
+
     def link_graph(self) -> LinkGraph:
         self.links_ready.wait(WAIT_FOR_FIRST_BUILD)
         if self.links is None:
