@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Step 8: the link graph (get_backlinks, related_notes) and one safe write (create_note).
+
+protocol.py is the core and knows no transport; http_transport.py and
+stdio_transport.py carry it; tools.py and resources.py offer the vault's notes
+through vault.py, the one place a path becomes a file; vault_index.py keeps the
+search index (index.py stores it, search.py ranks it, keyword_index.py scores
+words) fed with notes cut by notes.py and embedded by embeddings.py; links.py
+resolves links as Obsidian does; inbox.py is the one place that writes a note.
+Run it:  python3 server.py --vault PATH --port 3000   (HTTP)
+         python3 server.py --vault PATH --stdio       (for clients that start the server)
+The index lives in your cache folder, never in the vault (--index-dir to choose).
+"""
+import argparse
+import errno
+import logging
+import os
+import sys
+from pathlib import Path
+
+from embeddings import KINDS, make_embedder
+from http_transport import McpHttpServer
+from index import default_index_dir
+from limits import Limits
+from ollama_client import DEFAULT_MODEL, OllamaError
+from protocol import Server
+from stdio_transport import serve_stdio
+from vault import Vault
+from vault_index import VaultIndex
+
+log = logging.getLogger("step8")
+SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "sample-vault"
+
+
+def main():
+    args = parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")  # stderr
+    try:
+        vault = Vault(args.vault)
+    except OSError as error:
+        sys.exit(f"Cannot open the vault {args.vault}: {error.strerror or error}. Give a folder with --vault.")
+    log.info("vault: %s", vault.root)
+    try:
+        embedder, line = make_embedder(args.embedder, model=args.model)
+    except OllamaError as error:
+        sys.exit(f"--embedder ollama: {error}")
+    log.info("%s", line)
+    index = VaultIndex(vault, embedder, default_index_dir(vault.root, args.index_dir))
+    log.info("index: %s", index.directory)
+    index.start(rebuild=args.reindex)  # in its own thread: the server answers meanwhile
+    try:
+        if args.stdio:
+            serve_stdio(Server(vault, index, args.inbox))
+        else:
+            serve_http(args, Server(vault, index, args.inbox))
+    except KeyboardInterrupt:
+        pass
+
+
+def serve_http(args, core: Server):
+    limits = Limits(
+        max_connections=args.max_connections,
+        request_seconds=args.request_timeout,
+        max_sessions=args.max_sessions,
+        session_idle_seconds=args.session_timeout,
+    )
+    try:
+        http_server = McpHttpServer(args.host, args.port, core, limits)
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        sys.exit(f"Port {args.port} is in use: stop the server running there (Ctrl-C in its terminal) "
+                 f"or choose another port with --port.")
+    log.info("listening on http://%s:%d/mcp", args.host, http_server.server_port)
+    http_server.serve_forever()
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=3000, help="port, 0 for any free one (default: %(default)s)")
+    parser.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")
+    parser.add_argument("--vault", default=SAMPLE_VAULT, type=Path,
+                        help="the Obsidian vault, a folder of notes (default: the sample vault)")
+    search = parser.add_argument_group("search")
+    search.add_argument("--embedder", choices=KINDS, default=os.environ.get("VAULT_MCP_EMBEDDER", "auto"),
+                        help="auto: Ollama if it answers, else offline hashing (default: %(default)s)")
+    search.add_argument("--model", default=DEFAULT_MODEL, help="the Ollama model (default: %(default)s)")
+    search.add_argument("--index-dir", type=Path, default=os.environ.get("VAULT_MCP_INDEX_DIR"),
+                        help="where the index is kept (default: a folder of your cache, by vault)")
+    search.add_argument("--reindex", action="store_true", help="build the index anew at startup")
+    parser.add_argument("--inbox", default=os.environ.get("VAULT_MCP_INBOX", "Inbox"),
+                        help="the folder of the vault where create_note writes (default: %(default)s)")
+    limits = parser.add_argument_group("limits (HTTP)")
+    default = Limits()
+    limits.add_argument("--max-connections", type=int, default=default.max_connections, metavar="N",
+                        help="connections served at once; more get 503 (default: %(default)s)")
+    limits.add_argument("--request-timeout", type=float, default=default.request_seconds, metavar="SECONDS",
+                        help="to send a whole request, or to stay idle between two (default: %(default)s)")
+    limits.add_argument("--max-sessions", type=int, default=default.max_sessions, metavar="N",
+                        help="sessions kept; the least recently used makes way (default: %(default)s)")
+    limits.add_argument("--session-timeout", type=float, default=default.session_idle_seconds, metavar="SECONDS",
+                        help="an idle session expires after this (default: %(default)s)")
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    main()
