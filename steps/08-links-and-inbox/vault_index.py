@@ -62,6 +62,7 @@ class VaultIndex:
             log.exception("index: could not be built")
         finally:
             self.ready.set()
+    # endregion open
 
     def load(self) -> Index | None:
         """The index on disk, if it can be used as it is."""
@@ -78,7 +79,6 @@ class VaultIndex:
         if self.embedder.dimension is None:
             self.embedder.embed_query("dimension")
         return self.embedder.dimension
-    # endregion open
 
     # region rebuild
     def rebuild(self, progress=None) -> Index:
@@ -102,6 +102,7 @@ class VaultIndex:
             return self.index
         finally:
             self.build_lock.release()
+    # endregion rebuild
 
     def note_chunks(self, path: str) -> list[Chunk]:
         """The chunks of one note, as the index stores them; none if it cannot be read."""
@@ -118,7 +119,6 @@ class VaultIndex:
                   title=note.title, aliases=note.aliases, tags=tags, folder=folder)
             for number, piece in enumerate(note.chunks())
         ]
-    # endregion rebuild
 
     def current(self) -> Index | None:
         """The search index, waiting briefly for the first build; None if there is none yet."""
@@ -132,6 +132,7 @@ class VaultIndex:
             raise NotReady(f"The link graph {reason}; try again in a moment")
         return self.links
 
+    # region wait
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
         self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is ready before the client notices
         index = self.index  # one read: a rebuild may swap it meanwhile
@@ -141,3 +142,4 @@ class VaultIndex:
             building = f"{self.done} of {self.total} notes done" if self.total else "starting"
             raise NotReady(f"The search index is still being built ({building}); try again in a moment")
         return search(index, self.embedder, query, limit, folder, tag, mode)
+    # endregion wait
