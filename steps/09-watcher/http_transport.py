@@ -12,6 +12,7 @@ import logging
 import queue
 import re
 import secrets
+import select
 import socket
 import sys
 import threading
@@ -31,6 +32,7 @@ log = logging.getLogger("http")
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 KEEP_ALIVE_SECONDS = 15.0  # a comment on a quiet stream, so that nobody takes it for dead
+STREAM_TICK = 0.5  # how often an open stream looks whether its client has left
 LISTEN = "subscriptions/listen"
 AUTHORITY = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.IGNORECASE)  # host[:port]
 # In the stateless era the status tells what went wrong, before anyone parses the body.
@@ -460,20 +462,35 @@ class McpHandler(BaseHTTPRequestHandler):
 
     # region pump
     def pump(self, outbox: queue.Queue, send, still_wanted) -> None:
-        """Send each message that arrives in outbox until None does. A quiet stream
-        gets a comment line now and then: it keeps proxies from closing it, and a
-        write to a client that has gone fails, which ends the stream."""
+        """Send each message that arrives in outbox until None does, the client
+        leaves, or still_wanted() says the stream has no reason left. A quiet
+        stream gets a comment line now and then, so that proxies keep it open."""
+        quiet_since = time.monotonic()
         while True:
             try:
-                message = outbox.get(timeout=KEEP_ALIVE_SECONDS)
+                message = outbox.get(timeout=STREAM_TICK)
             except queue.Empty:
-                if not still_wanted():
+                if self.client_gone() or not still_wanted():
                     return
-                self.write_chunk(b": keep-alive\n\n")
+                if time.monotonic() - quiet_since >= KEEP_ALIVE_SECONDS:
+                    self.write_chunk(b": keep-alive\n\n")
+                    quiet_since = time.monotonic()
                 continue
             if message is None:
                 return
             send(message)
+            quiet_since = time.monotonic()
+
+    def client_gone(self) -> bool:
+        """The client closed its end: the socket reads as ended. (Nothing else should
+        arrive while a stream is open; a byte that does is left for later.)"""
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
     # endregion pump
 
     def do_PUT(self):

@@ -19,7 +19,6 @@ import logging
 import os
 import signal
 import sys
-import threading
 from pathlib import Path
 
 from embeddings import KINDS, make_embedder
@@ -53,9 +52,9 @@ def main():
     log.info("%s", line)
     index = VaultIndex(vault, embedder, default_index_dir(vault.root, args.index_dir))
     log.info("index: %s", index.directory)
-    index.start(rebuild=args.reindex)  # in its own thread: the server answers meanwhile
     hub = Hub()
-    watcher = watch(vault, index, hub, args)
+    watcher = watch(vault, index, hub, args)  # first: its snapshot comes before the index reads a note
+    index.start(rebuild=args.reindex)  # in its own thread: the server answers meanwhile
     # SIGTERM (a service manager, a test) ends the server the way Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
@@ -71,19 +70,17 @@ def main():
 
 # region watch
 def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
-    """A watcher that feeds each changed note to the index and tells the hub. It
-    starts once the first index is loaded or built: its first snapshot is what
-    that index holds, so every later change is one it must see to."""
+    """A watcher that feeds each changed note to the index and tells the hub.
+
+    It starts before the index is loaded or built: its first snapshot is taken
+    before the build lists a note, so a note written during the build (by
+    create_note, say) is a change the watcher sees, never one that falls between
+    the two. Its jobs wait for the index to be ready (VaultIndex.update_note)."""
     watcher = Watcher(vault, on_index=index.update_note, on_remove=index.remove_note,
                       on_note_changed=hub.note_changed, on_list_changed=hub.list_changed,
                       poll_interval=args.watch_interval, debounce=args.debounce)
-
-    def start_when_ready():
-        index.ready.wait()
-        watcher.start()
-        log.info("watching the vault every %g s (debounce %g s)", args.watch_interval, args.debounce)
-
-    threading.Thread(target=start_when_ready, name="watcher-start", daemon=True).start()
+    watcher.start()
+    log.info("watching the vault every %g s (debounce %g s)", args.watch_interval, args.debounce)
     return watcher
 
 

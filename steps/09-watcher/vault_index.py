@@ -124,7 +124,7 @@ class VaultIndex:
     def update_note(self, path: str) -> None:
         """A note is new or changed: read it again into the link graph and the search index.
         Called by the watcher's one worker, so two updates of one note never race."""
-        self.ready.wait()  # the watcher starts after the first build; this is only a guard
+        self.ready.wait()  # a change seen while the first index is built waits for it
         if self.links is not None:
             self.links.update_note(path)
         with self.build_lock:  # a rebuild under way finishes first; then this lands in its index
