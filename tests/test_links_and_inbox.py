@@ -9,6 +9,7 @@ seed and can be replayed.
 """
 import datetime
 import errno
+import importlib
 import os
 import random
 import re
@@ -27,17 +28,33 @@ from manifest import SAMPLE_VAULT
 ROOT = Path(__file__).resolve().parent.parent
 STEP8 = ROOT / "steps" / "08-links-and-inbox"
 STEP7 = ROOT / "steps" / "07-vector-index"
-sys.path[:0] = [str(STEP8), str(STEP7)]  # step 8's own modules first, then what it builds on
 
-import inbox  # noqa: E402
-from hash_embedder import HashEmbedder  # noqa: E402
-from inbox import InboxError, NoteExists, create_note, safe_file_name  # noqa: E402
-from links import ATTACHMENT, NOTE, UNRESOLVED, LinkGraph  # noqa: E402
-from markdown import find_links  # noqa: E402
-from notes import parse_note  # noqa: E402
-from related import related_notes  # noqa: E402
-from vault import Vault, VaultError  # noqa: E402
-from vault_index import VaultIndex  # noqa: E402
+
+def import_from_steps(*names: str) -> list:
+    """Import modules with step 8's folder first on the path, then step 7's, which it builds on.
+
+    Every step has its own vault.py, markdown.py, ...: other test files import an
+    earlier step's copy under the same name. So the path and the module cache are set
+    only while these imports run, then put back as they were: these tests get step 7
+    and 8's modules, and the other files still get their own step's."""
+    shared = {file.stem for folder in (STEP8, STEP7) for file in folder.glob("*.py")}
+    saved_path, saved_modules = list(sys.path), {name: sys.modules.pop(name) for name in shared & set(sys.modules)}
+    sys.path[:0] = [str(STEP8), str(STEP7)]
+    try:
+        return [importlib.import_module(name) for name in names]
+    finally:
+        sys.path[:] = saved_path
+        for name in shared:
+            sys.modules.pop(name, None)
+        sys.modules.update(saved_modules)
+
+
+inbox, links, related, vault, vault_index, hash_embedder, markdown, notes = import_from_steps(
+    "inbox", "links", "related", "vault", "vault_index", "hash_embedder", "markdown", "notes")
+InboxError, NoteExists, create_note, safe_file_name = inbox.InboxError, inbox.NoteExists, inbox.create_note, inbox.safe_file_name
+ATTACHMENT, NOTE, UNRESOLVED, LinkGraph = links.ATTACHMENT, links.NOTE, links.UNRESOLVED, links.LinkGraph
+related_notes, Vault, VaultError, VaultIndex = related.related_notes, vault.Vault, vault.VaultError, vault_index.VaultIndex
+HashEmbedder, find_links, parse_note = hash_embedder.HashEmbedder, markdown.find_links, notes.parse_note
 
 TODAY = datetime.date(2026, 4, 5)
 
@@ -70,6 +87,12 @@ def target_of(graph: LinkGraph, source: str, written: str):
 
 def backlink_sources(graph: LinkGraph, path: str) -> list[str]:
     return sorted({backlink.source for backlink in graph.backlinks(path)})
+
+
+def test_these_tests_run_step_8_and_step_7_modules():
+    assert {Path(module.__file__).parent for module in (inbox, links, related)} == {STEP8}
+    assert {Path(module.__file__).parent for module in (vault, markdown, notes, vault_index)} == {STEP7}
+    assert "links" not in sys.modules and str(STEP7) not in sys.path  # nothing left for other test files
 
 
 @pytest.fixture(scope="module")
