@@ -51,9 +51,11 @@ def import_from_steps(*names: str) -> list:
 
 inbox, links, related, vault, vault_index, hash_embedder, markdown, notes = import_from_steps(
     "inbox", "links", "related", "vault", "vault_index", "hash_embedder", "markdown", "notes")
-InboxError, NoteExists, create_note, safe_file_name = inbox.InboxError, inbox.NoteExists, inbox.create_note, inbox.safe_file_name
+InboxError, NoteExists, create_note, safe_file_name = (
+    inbox.InboxError, inbox.NoteExists, inbox.create_note, inbox.safe_file_name)
 ATTACHMENT, NOTE, UNRESOLVED, LinkGraph = links.ATTACHMENT, links.NOTE, links.UNRESOLVED, links.LinkGraph
-related_notes, Vault, VaultError, VaultIndex = related.related_notes, vault.Vault, vault.VaultError, vault_index.VaultIndex
+related_notes, VaultIndex = related.related_notes, vault_index.VaultIndex
+Vault, VaultError = vault.Vault, vault.VaultError
 HashEmbedder, find_links, parse_note = hash_embedder.HashEmbedder, markdown.find_links, notes.parse_note
 
 TODAY = datetime.date(2026, 4, 5)
@@ -219,7 +221,8 @@ def test_a_partial_path_matches_the_end_of_a_longer_one(tmp_path):
 def test_case_insensitive_and_unicode_spellings_match(tmp_path):
     graph = graph_of(tmp_path, {
         "Ferments/Crème fraîche.md": "",
-        "Home.md": "[[CRÈME FRAÎCHE]] [[ferments/crème fraîche]] [[" + unicodedata.normalize("NFD", "Crème fraîche") + "]]",
+        "Home.md": "[[CRÈME FRAÎCHE]] [[ferments/crème fraîche]] [[" + unicodedata.normalize("NFD", "Crème fraîche")
+                   + "]]",
     })
     assert {l.target for l in graph.outgoing("Home.md")} == {"Ferments/Crème fraîche.md"}
 
@@ -903,7 +906,8 @@ def test_an_inbox_that_is_a_file_is_refused(tmp_path):
 
 def test_related_notes_by_links_one_and_two_steps_away(tmp_path):
     graph = graph_of(tmp_path, {
-        "A.md": "[[B]] [[Mutual]]", "B.md": "[[C]] [[D]]", "C.md": "", "D.md": "[[A]]", "Mutual.md": "[[A]]", "E.md": "",
+        "A.md": "[[B]] [[Mutual]]", "B.md": "[[C]] [[D]]", "C.md": "", "D.md": "[[A]]",
+        "Mutual.md": "[[A]]", "E.md": "",
     })  # D is next to A, and also two links away through B: a direct link counts once
     found = {r.path: (r.score, r.reasons) for r in related_notes(graph, None, "A.md", 10)}
     assert found == {
