@@ -138,7 +138,7 @@ def machine() -> str:
 
 
 def bench_vector_search(index, queries):
-    """Sketch against exact search on the same queries; returns (p50 ms, recall@10)."""
+    """Sketch against exact search on the same queries; returns (its Timing, recall@10)."""
     fast, exact, exact_rows = Timing(), Timing(), []
     for query in queries:
         fast(index.nearest, query, 10)
@@ -162,7 +162,7 @@ def bench_vector_search(index, queries):
         recall[shortlist] = found / (10 * len(exact_rows))
         print(f"  {shortlist:9d}  {recall[shortlist]:9.3f}  {timing.p50:6.2f} ms")
     index.shortlist = SHORTLIST
-    return fast.p50, recall[SHORTLIST]
+    return fast, recall[SHORTLIST]
 
 
 def similarity_profile(index, queries) -> str:
@@ -185,7 +185,8 @@ def bench_reindex(index, repeats: int = 15) -> float:
     the index holds, so the embedding is left out."""
     index.keywords()  # a running server has them, and keeps them current
     timing = Timing()
-    for path in random.Random(SEED).sample(sorted(index.note_paths()), repeats):
+    paths = sorted(index.note_paths())
+    for path in random.Random(SEED).sample(paths, min(repeats, len(paths))):
         rows = index.rows_by_note[path]
         chunks, vectors = [index.chunks[row] for row in rows], [index.vectors[row] for row in rows]
         timing(index.update_note, path, chunks, vectors)
@@ -221,6 +222,7 @@ def main() -> int:
 
         loads = [load_in_a_new_process(directory) for _ in range(3)]
         load = statistics.median(wall for wall, _ in loads)
+        load_cpu = statistics.median(cpu for _, cpu in loads)
         elapsed, index = timed(Index.load, directory, PrecomputedEmbedder.name, DIMENSION)
         print(f"load {len(index)} chunks in a new process: median {load:.2f} s of "
               f"{', '.join(f'{wall:.2f}' for wall, _ in loads)} "
@@ -228,7 +230,7 @@ def main() -> int:
         print(similarity_profile(index, query_vectors))
 
         print("vector search, top 10 chunks:")
-        search_p50, recall = bench_vector_search(index, query_vectors)
+        fast, recall = bench_vector_search(index, query_vectors)
 
         words = vocabulary()
         rng = random.Random(SEED + 1)
@@ -254,10 +256,12 @@ def main() -> int:
                   f"(CPU {statistics.median(timing.cpu):.2f} ms, {len(timing.wall)} notes)")
 
     print()
-    print(f"target search p50 <= {TARGET_SEARCH_MS:g} ms with recall@10 >= {TARGET_RECALL}: "
-          f"{search_p50:.1f} ms, recall {recall:.3f}: "
-          f"{'met' if search_p50 <= TARGET_SEARCH_MS and recall >= TARGET_RECALL else 'NOT met'}")
-    print(f"target load <= {TARGET_LOAD_S} s: {load:.2f} s: {'met' if load <= TARGET_LOAD_S else 'NOT met'}")
+    met = fast.p50 <= TARGET_SEARCH_MS and recall >= TARGET_RECALL
+    print(f"target search p50 <= {TARGET_SEARCH_MS:g} ms with recall@10 >= {TARGET_RECALL}: {fast.p50:.1f} ms "
+          f"(CPU {percentile(fast.cpu, 0.5):.1f} ms), recall {recall:.3f}: {'met' if met else 'NOT met'}")
+    print(f"target load <= {TARGET_LOAD_S} s: {load:.2f} s (CPU {load_cpu:.2f} s): "
+          f"{'met' if load <= TARGET_LOAD_S else 'NOT met'}")
+    print("(met or not is judged by the wall clock; CPU time is what this process used of it)")
     print(f"({machine()}; the benchmark took {time.perf_counter() - began:.0f} s)")
     return 0
 

@@ -6,9 +6,9 @@ in memory. On disk it is base64 text of its float32 bytes, always little-endian,
 so an index written on one machine reads on any other.
 
 Cosine similarity of unit vectors is their dot product. Scoring every vector
-exactly costs 30 to 40 microseconds each in pure Python (768 multiplications,
-each making float objects), so 40,000 of them take over a second: too slow for a
-tool a model calls while someone waits. So search runs in two stages:
+exactly costs about 40 microseconds each in pure Python (768 multiplications,
+each making float objects), so 40,000 of them take over a second and a half: too
+slow for a tool a model calls while someone waits. So search runs in two stages:
 
 1. Every vector also has a sketch: one bit per dimension, its sign, kept as a
    Python int. Two vectors that point the same way agree on most signs, so the
@@ -30,7 +30,7 @@ import heapq
 import math
 import operator
 import sys
-from itertools import compress, repeat
+from itertools import repeat
 
 # How many sketch-nearest candidates are scored exactly. tests/bench_index.py
 # measured recall@10 against exact search on 40,000 clustered 768-dimension
@@ -123,7 +123,7 @@ def nearest_sketched(query, vectors, sketches, rows, k: int, shortlist: int = SH
         # The shortlist-th smallest distance is the cut; the rows at or under it go on
         # (a few more than `shortlist` when several lie exactly at the cut).
         cut = heapq.nsmallest(shortlist, distances)[-1]
-        rows = list(compress(rows, map(cut.__ge__, distances)))
+        rows = [row for row, distance in zip(rows, distances) if distance <= cut]
     scored = ((dot(query, vectors[row]), row) for row in rows if vectors[row] is not None)
     return heapq.nlargest(k, scored)
 # endregion nearest

@@ -153,7 +153,11 @@ def snippet(text: str, terms, length: int = SNIPPET_LENGTH) -> str:
     start = 0
     found = matches(text, set(terms))[:100]  # enough to choose from, and the choice below is quadratic
     if found:
-        best = max(found, key=lambda match: len({term for s, _, term in found if match[0] <= s < match[0] + length}))
+
+        def terms_in_window_from(match) -> int:
+            return len({term for begin, _, term in found if match[0] <= begin < match[0] + length})
+
+        best = max(found, key=terms_in_window_from)  # the first such place, if several tie
         start = max(0, best[0] - length // 5)  # a little context before the first matched word
         while start > 0 and not text[start - 1].isspace():  # do not start inside a word
             start -= 1
