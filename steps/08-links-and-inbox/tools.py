@@ -328,6 +328,7 @@ def get_backlinks(context: Context, arguments: dict) -> dict:
     backlinks = [{"path": b.source, "line": b.line, "context": b.context} for b in graph.backlinks(path)]
     unresolved = sorted({r.link.target for r in graph.unresolved(path)})
     return {"path": path, "backlinks": backlinks, "unresolved": unresolved}
+# endregion get-backlinks
 
 
 GET_BACKLINKS = Tool(
@@ -359,10 +360,8 @@ GET_BACKLINKS = Tool(
     run=get_backlinks,
     annotations=READ_ONLY,
 )
-# endregion get-backlinks
 
 
-# region related-notes
 def find_related(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])
     graph = context.index.link_graph()
@@ -404,7 +403,6 @@ RELATED_NOTES = Tool(
     run=find_related,
     annotations=READ_ONLY,
 )
-# endregion related-notes
 
 
 # region create-note

@@ -47,6 +47,7 @@ class VaultIndex:
         return thread
 
     def open(self, rebuild: bool = False) -> None:
+        # region links-first
         try:  # the link graph first: it needs no embeddings, so it is ready in moments
             self.links = LinkGraph.build(self.vault)
             log.info("links: %d notes read", len(self.links.note_paths()))
@@ -54,6 +55,7 @@ class VaultIndex:
             log.exception("links: the link graph could not be built")
         finally:
             self.links_ready.set()
+        # endregion links-first
         try:
             self.index = None if rebuild else self.load()
             if self.index is None:
@@ -120,6 +122,7 @@ class VaultIndex:
         ]
     # endregion rebuild
 
+    # region link-graph
     def current(self) -> Index | None:
         """The search index, waiting briefly for the first build; None if there is none yet."""
         self.ready.wait(WAIT_FOR_FIRST_BUILD)
@@ -131,6 +134,7 @@ class VaultIndex:
             reason = "could not be built; the server log says why" if self.links_ready.is_set() else "is being built"
             raise NotReady(f"The link graph {reason}; try again in a moment")
         return self.links
+    # endregion link-graph
 
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
         self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is ready before the client notices
