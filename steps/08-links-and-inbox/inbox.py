@@ -100,6 +100,7 @@ def safe_file_name(title) -> str:
             "file names and links cannot hold are removed; give a title with letters or digits"
         )
     return name
+# endregion safe-name
 
 
 def trim_ends(name: str) -> str:
@@ -113,7 +114,6 @@ def not_reserved(name: str) -> str:
     if device.rstrip(" ").upper() in RESERVED:
         return device.rstrip(" ") + "_" + dot + rest
     return name
-# endregion safe-name
 
 
 # region cut
@@ -242,7 +242,6 @@ def make_folder(vault: Vault, relative: str) -> Path:
         ) from None
 
 
-# region create
 _creating = threading.Lock()  # one creation at a time in this process: check and create stay together
 
 
@@ -268,7 +267,6 @@ def existing_name(folder: Path, name: str) -> str | None:
     """The name of an entry in folder that is `name` ignoring case and Unicode spelling."""
     wanted = comparable(name)
     return next((entry for entry in os.listdir(folder) if comparable(entry) == wanted), None)
-# endregion create
 
 
 def comparable(name: str) -> str:

@@ -56,6 +56,7 @@ def related_notes(graph: LinkGraph, vault_index, path: str, limit: int = 10) -> 
         add(other, cosine, f"similar content ({cosine:.2f})")
     ranked = sorted(found.values(), key=lambda related: (-related.score, related.path))
     return ranked[:limit]
+# endregion related
 
 
 def two_links_away(graph: LinkGraph, path: str, direct: set[str]) -> dict[str, str]:
@@ -69,7 +70,6 @@ def two_links_away(graph: LinkGraph, path: str, direct: set[str]) -> dict[str, s
         for other in sorted((links_out | links_in) - direct - {path}):
             found.setdefault(other, through)
     return found
-# endregion related
 
 
 def similar_notes(vault_index, path: str, count: int) -> list[tuple[str, float]]:

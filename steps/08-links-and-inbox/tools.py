@@ -321,14 +321,12 @@ REINDEX = Tool(
 )
 # endregion reindex
 
-# region get-backlinks
 def get_backlinks(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])  # judged like any path from a model
     graph = context.index.link_graph()
     backlinks = [{"path": b.source, "line": b.line, "context": b.context} for b in graph.backlinks(path)]
     unresolved = sorted({r.link.target for r in graph.unresolved(path)})
     return {"path": path, "backlinks": backlinks, "unresolved": unresolved}
-# endregion get-backlinks
 
 
 GET_BACKLINKS = Tool(

@@ -122,7 +122,6 @@ class VaultIndex:
         ]
     # endregion rebuild
 
-    # region link-graph
     def current(self) -> Index | None:
         """The search index, waiting briefly for the first build; None if there is none yet."""
         self.ready.wait(WAIT_FOR_FIRST_BUILD)
@@ -134,7 +133,6 @@ class VaultIndex:
             reason = "could not be built; the server log says why" if self.links_ready.is_set() else "is being built"
             raise NotReady(f"The link graph {reason}; try again in a moment")
         return self.links
-    # endregion link-graph
 
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
         self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is ready before the client notices
