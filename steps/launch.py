@@ -14,8 +14,11 @@ LISTENING = re.compile(r"listening on (http://\S+)")
 def quiet_environment(index_dir: str) -> dict:
     """The environment for a server run by a check or a test: the offline embedder,
     so that answers are the same on every machine (with or without Ollama), and a
-    search index in index_dir, never in the user's cache. Steps before 7 ignore both."""
-    return {**os.environ, "VAULT_MCP_EMBEDDER": "hash", "VAULT_MCP_INDEX_DIR": index_dir}
+    search index in index_dir, never in the user's cache. Steps before 7 ignore both.
+    From step 9 the watcher polls every tenth of a second and waits a fifth for a
+    note to be quiet, so a change a test makes shows within moments."""
+    return {**os.environ, "VAULT_MCP_EMBEDDER": "hash", "VAULT_MCP_INDEX_DIR": index_dir,
+            "VAULT_MCP_WATCH_INTERVAL": "0.1", "VAULT_MCP_DEBOUNCE": "0.2"}
 
 
 @contextmanager

@@ -5,11 +5,14 @@ the SDK is a dependency of this check only. For each transport (stdio, HTTP) and
 each client mode (auto: probe the 2026-07-28 era first; legacy: the handshake), on a
 temporary copy of the sample vault, it lists the tools, lists and reads notes, sends
 a path that leaves the vault (an isError result), calls a tool that does not exist
-(a JSON-RPC error), and lists and reads resources. Exits non-zero on any surprise.
+(a JSON-RPC error), and lists and reads resources; from step 9 on, it writes a note
+with create_note and searches until the watcher has indexed it (bounded). Exits
+non-zero on any surprise.
 """
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import anyio
@@ -47,6 +50,8 @@ async def conversation(server, mode: str) -> str:
             assert not found.is_error and found.structured_content["results"], found
             paths = [hit["path"] for hit in found.structured_content["results"]]
             assert any(path.startswith("Ferments/") for path in paths), paths
+        if "create_note" in names:  # from step 9 on, the watcher indexes what create_note wrote
+            await find_what_was_written(client)
         resources = (await client.list_resources()).resources
         uri = next(str(r.uri) for r in resources if r.name == "Inbox/Try tangzhong.md")
         read = await client.read_resource(uri)
@@ -54,8 +59,24 @@ async def conversation(server, mode: str) -> str:
         return client.protocol_version
 
 
+async def find_what_was_written(client, timeout: float = 15.0) -> None:
+    """create_note, then search until the new note is found (bounded): the watcher's work."""
+    word = f"quokkaberry{time.monotonic_ns()}"  # one word no other note holds, new on every run
+    made = await client.call_tool("create_note", {"title": f"Interop {word}", "content": f"A {word} jam."})
+    assert not made.is_error, made
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = await client.call_tool("search_vault", {"query": word, "limit": 3})
+        paths = [hit["path"] for hit in (found.structured_content or {}).get("results", [])]
+        if made.structured_content["path"] in paths:
+            return
+        await anyio.sleep(0.2)
+    raise AssertionError(f"the note create_note wrote was not found by search within {timeout} s")
+
+
 def main() -> int:
-    server = load_steps()[-1].server  # the newest step
+    newest = load_steps()[-1]
+    server = newest.server  # the newest step
     failures = 0
     with tempfile.TemporaryDirectory() as tmp, running_server(server, "--vault", str(vault_copy(tmp))) as (url, _):
         arguments = [str(server), "--stdio", "--vault", str(vault_copy(tmp))]
@@ -65,7 +86,8 @@ def main() -> int:
             for mode in ("auto", "legacy"):
                 try:
                     version = anyio.run(conversation, target, mode)
-                    print(f"ok    {transport:5} {mode:6} spoke {version}: tools, notes, search, isError, -32602, resources")
+                    print(f"ok    {transport:5} {mode:6} spoke {version}: tools, notes, search, isError, -32602, resources"
+                          f"{', a new note found' if newest.number >= 9 else ''}")
                 except Exception as error:  # report every combination, then fail
                     failures += 1
                     print(f"FAIL  {transport:5} {mode:6} {type(error).__name__}: {error!r}")

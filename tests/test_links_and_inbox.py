@@ -9,6 +9,7 @@ seed and can be replayed.
 """
 import datetime
 import errno
+import inspect
 import os
 import random
 import re
@@ -18,6 +19,7 @@ import textwrap
 import threading
 import time
 import unicodedata
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,17 +29,37 @@ from manifest import SAMPLE_VAULT
 ROOT = Path(__file__).resolve().parent.parent
 STEP8 = ROOT / "steps" / "08-links-and-inbox"
 STEP7 = ROOT / "steps" / "07-vector-index"
-sys.path[:0] = [str(STEP8), str(STEP7)]  # step 8's own modules first, then what it builds on
 
-import inbox  # noqa: E402
-from hash_embedder import HashEmbedder  # noqa: E402
-from inbox import InboxError, NoteExists, create_note, safe_file_name  # noqa: E402
-from links import ATTACHMENT, NOTE, UNRESOLVED, LinkGraph  # noqa: E402
-from markdown import find_links  # noqa: E402
-from notes import parse_note  # noqa: E402
-from related import related_notes  # noqa: E402
-from vault import Vault, VaultError  # noqa: E402
-from vault_index import VaultIndex  # noqa: E402
+
+@contextmanager
+def step_modules(*folders: Path):
+    """Import from these step folders, the first first, inside the block; afterwards
+    sys.path and sys.modules are as they were. Every step folder holds modules of the
+    same names (vault, index, notes...): without this, the test file collected first
+    would decide which step's copy every later file gets."""
+    names = {file.stem for folder in folders for file in folder.glob("*.py")}
+    saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    sys.path[:0] = [str(folder) for folder in folders]
+    try:
+        yield
+    finally:
+        del sys.path[: len(folders)]
+        for name in names:
+            sys.modules.pop(name, None)
+        sys.modules.update(saved)
+
+
+# Step 8's own folder first, then step 7's, which it builds on (until step 8 holds copies of all).
+with step_modules(STEP8, STEP7):
+    import inbox
+    from hash_embedder import HashEmbedder
+    from inbox import InboxError, NoteExists, create_note, safe_file_name
+    from links import ATTACHMENT, NOTE, UNRESOLVED, LinkGraph
+    from markdown import find_links
+    from notes import parse_note
+    from related import related_notes
+    from vault import Vault, VaultError
+    from vault_index import VaultIndex
 
 TODAY = datetime.date(2026, 4, 5)
 
@@ -70,6 +92,14 @@ def target_of(graph: LinkGraph, source: str, written: str):
 
 def backlink_sources(graph: LinkGraph, path: str) -> list[str]:
     return sorted({backlink.source for backlink in graph.backlinks(path)})
+
+
+def test_these_tests_run_step_8_modules_and_step_7_for_the_rest():
+    for imported in (create_note, LinkGraph.build, related_notes, Vault.read_note, find_links, parse_note,
+                     VaultIndex.search):  # functions know their file; a class asks sys.modules
+        file = Path(inspect.getfile(imported))
+        first = next(folder for folder in (STEP8, STEP7) if (folder / file.name).is_file())
+        assert file.parent == first, imported
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +226,8 @@ def test_a_partial_path_matches_the_end_of_a_longer_one(tmp_path):
 def test_case_insensitive_and_unicode_spellings_match(tmp_path):
     graph = graph_of(tmp_path, {
         "Ferments/Crème fraîche.md": "",
-        "Home.md": "[[CRÈME FRAÎCHE]] [[ferments/crème fraîche]] [[" + unicodedata.normalize("NFD", "Crème fraîche") + "]]",
+        "Home.md": "[[CRÈME FRAÎCHE]] [[ferments/crème fraîche]] [[" + unicodedata.normalize("NFD", "Crème fraîche")
+                   + "]]",
     })
     assert {l.target for l in graph.outgoing("Home.md")} == {"Ferments/Crème fraîche.md"}
 
@@ -880,7 +911,8 @@ def test_an_inbox_that_is_a_file_is_refused(tmp_path):
 
 def test_related_notes_by_links_one_and_two_steps_away(tmp_path):
     graph = graph_of(tmp_path, {
-        "A.md": "[[B]] [[Mutual]]", "B.md": "[[C]] [[D]]", "C.md": "", "D.md": "[[A]]", "Mutual.md": "[[A]]", "E.md": "",
+        "A.md": "[[B]] [[Mutual]]", "B.md": "[[C]] [[D]]", "C.md": "", "D.md": "[[A]]",
+        "Mutual.md": "[[A]]", "E.md": "",
     })  # D is next to A, and also two links away through B: a direct link counts once
     found = {r.path: (r.score, r.reasons) for r in related_notes(graph, None, "A.md", 10)}
     assert found == {

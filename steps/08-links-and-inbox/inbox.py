@@ -117,6 +117,10 @@ def not_reserved(name: str) -> str:
 
 
 # region cut
+ZERO_WIDTH_JOINER = "\u200d"
+REGIONAL_INDICATORS = "".join(chr(code) for code in range(0x1F1E6, 0x1F200))  # the letters of flags
+
+
 def cut_to_bytes(text: str, limit: int) -> str:
     """The longest start of text that fits in `limit` bytes of UTF-8, cut between characters,
     and never so that an accent, a joiner, an emoji modifier or half a flag loses what it belongs to."""
@@ -129,12 +133,6 @@ def cut_to_bytes(text: str, limit: int) -> str:
     indicators = len(cut) - len(cut.rstrip(REGIONAL_INDICATORS))
     return cut[:-1] if indicators % 2 else cut
 # endregion cut
-
-
-REGIONAL_INDICATORS = "".join(chr(code) for code in range(0x1F1E6, 0x1F200))
-
-
-ZERO_WIDTH_JOINER = "\u200d"
 
 
 def belongs_to_previous(char: str) -> bool:

@@ -81,7 +81,7 @@ class ResolvedLink:
 
 
 @dataclass
-class _NoteEntry:
+class NoteLinks:
     """What the graph keeps of one note: its aliases and its links, as written."""
 
     aliases: list[str]
@@ -126,7 +126,7 @@ class LinkGraph:
     def __init__(self, vault: Vault):
         self.vault = vault
         self.lock = threading.RLock()  # the watcher updates while tools ask
-        self.notes: dict[str, _NoteEntry] = {}
+        self.notes: dict[str, NoteLinks] = {}
         self.by_path: dict[str, set[str]] = {}  # path_key -> notes (two only on a case-sensitive disk)
         self.by_name: dict[str, set[str]] = {}  # key of the file name -> notes
         self.by_alias: dict[str, set[str]] = {}  # key of an alias -> notes
@@ -163,7 +163,7 @@ class LinkGraph:
         with self.lock:
             self._forget(path)
 
-    def _remember(self, path: str, entry: _NoteEntry) -> None:
+    def _remember(self, path: str, entry: NoteLinks) -> None:
         self.notes[path] = entry
         self.by_path.setdefault(path_key(path), set()).add(path)
         self.by_name.setdefault(name_key(path), set()).add(path)
@@ -234,7 +234,7 @@ class LinkGraph:
         with self.lock:
             return sorted(self.notes)
 
-    def entry(self, path: str) -> _NoteEntry:
+    def entry(self, path: str) -> NoteLinks:
         entry = self.notes.get(path)
         if entry is None:
             raise NoteNotFound(f"No note {shown(path)} in the vault; list the notes to see which exist")
@@ -280,11 +280,11 @@ class LinkGraph:
             return out, back
 
 
-def read_entry(path: str, text: str) -> _NoteEntry:
+def read_entry(path: str, text: str) -> NoteLinks:
     """Parse a note (step 5) and keep what the graph needs: aliases, links, their lines."""
     note = parse_note(name_of(path).removesuffix(".md"), text)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as parse_note numbers them
-    return _NoteEntry(note.aliases, [(link, context_of(link, lines)) for link in note.links])
+    return NoteLinks(note.aliases, [(link, context_of(link, lines)) for link in note.links])
 
 
 def vault_rooted(target: str, source: str) -> str | None:
