@@ -1,4 +1,3 @@
-# region decisions
 """What else belongs with a note: its link neighbourhood and its nearest notes by meaning.
 
 related_notes merges two signals, and says for each note why it is there.
@@ -17,7 +16,6 @@ So a note that is linked and also similar comes first; then linked ones; then a
 strongly similar note ahead of a mere neighbour's neighbour. Ties go alphabetically.
 Without a search index (still building, or none) the links alone answer.
 """
-# endregion decisions
 from dataclasses import dataclass, field
 
 from links import LinkGraph
@@ -39,6 +37,7 @@ class Related:
         self.reasons.append(reason)
 
 
+# region related
 def related_notes(graph: LinkGraph, vault_index, path: str, limit: int = 10) -> list[Related]:
     """Up to `limit` notes related to `path`, best first, each with its reasons."""
     found: dict[str, Related] = {}
@@ -57,6 +56,7 @@ def related_notes(graph: LinkGraph, vault_index, path: str, limit: int = 10) -> 
         add(other, cosine, f"similar content ({cosine:.2f})")
     ranked = sorted(found.values(), key=lambda related: (-related.score, related.path))
     return ranked[:limit]
+# endregion related
 
 
 def two_links_away(graph: LinkGraph, path: str, direct: set[str]) -> dict[str, str]:
