@@ -24,6 +24,7 @@ LINK_WEIGHT = 1.0
 TWO_LINKS_WEIGHT = 0.5
 MIN_SIMILARITY = 0.2
 HUB_SIZE = 15
+SIMILAR_POOL = 30
 
 
 @dataclass
@@ -52,7 +53,9 @@ def related_notes(graph: LinkGraph, vault_index, path: str, limit: int = 10) -> 
         add(other, LINK_WEIGHT, "linked from it")
     for other, through in two_links_away(graph, path, links_out | links_in).items():
         add(other, TWO_LINKS_WEIGHT, f"two links away, through {through}")
-    for other, cosine in similar_notes(vault_index, path, limit):
+    # Similarity is looked up for more notes than asked for, so that a linked note's
+    # score, and with it the order, does not depend on the limit.
+    for other, cosine in similar_notes(vault_index, path, max(limit, SIMILAR_POOL)):
         add(other, cosine, f"similar content ({cosine:.2f})")
     ranked = sorted(found.values(), key=lambda related: (-related.score, related.path))
     return ranked[:limit]
