@@ -2,7 +2,10 @@
 offline embedder: search_vault, reindex with progress, and an index that lives in
 its own folder, survives restarts, and is rebuilt when it cannot be used."""
 import json
+import re
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -200,3 +203,30 @@ def test_reindex_flag_builds_anew_at_startup(vault, tmp_path):
     process, log = start(vault, index_dir, "--reindex")
     stop(process)
     assert "indexed 32 notes" in log.read_text() and "loaded from" not in log.read_text()
+
+
+def test_a_client_that_leaves_during_a_reindex_does_not_stop_it(tmp_path):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for number in range(400):  # enough notes that the rebuild outlives the client
+        (vault / f"Note {number}.md").write_text(f"# Note {number}\n\nbread and salt, batch {number}\n")
+    process, log = start(vault, tmp_path / "index")
+    try:
+        port = int(re.search(r":(\d+)/", log.read_text()).group(1))
+        client = McpClient(f"http://127.0.0.1:{port}/mcp")
+        session_id = client.open_session()
+        body = json.dumps(rpc("tools/call", id=5, name="reindex", arguments={}, _meta={"progressToken": 1}))
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall((f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      f"Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session_id}\r\n"
+                      f"MCP-Protocol-Version: 2025-11-25\r\nContent-Length: {len(body)}\r\n\r\n{body}").encode())
+        assert sock.recv(100).startswith(b"HTTP/1.1 200")  # the stream has begun
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()  # gone, mid-rebuild
+        deadline = time.monotonic() + 20
+        while log.read_text().count("indexed 400 notes") < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert log.read_text().count("indexed 400 notes") == 2  # the first build, then the reindex
+        assert "tool reindex failed" not in log.read_text()
+    finally:
+        stop(process)
