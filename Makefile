@@ -39,7 +39,7 @@ help:
 	@echo "make solve-N.K    apply exercise K's worked solution to your scratch copy of step N"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
 	@echo "make interop      the official MCP Python SDK's client against the newest step (own venv: .venv-interop)"
-	@echo "make bench        tools/call throughput and latency: step 3 beside an SDK server (BENCH_SECONDS=)"
+	@echo "make bench        tools/call: step 3 beside an SDK server (BENCH_SECONDS=); then step 7's index on 40,000 chunks"
 	@echo "make eval         search quality of step 7 on the sample vault: recall@5 and MRR per mode and embedder"
 	@echo "make clean        remove both virtual environments"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
@@ -101,10 +101,12 @@ test: .venv/bin/pytest
 interop: .venv-interop/installed
 	.venv-interop/bin/python tests/interop.py
 
-# A benchmark, not a test: step 3 and a minimal SDK server (tests/bench_sdk_server.py)
-# under the same load. Both run in .venv-interop; step 3 needs nothing from it.
+# Benchmarks, not tests: step 3 and a minimal SDK server (tests/bench_sdk_server.py)
+# under the same load (both run in .venv-interop; step 3 needs nothing from it), then
+# step 7's index on 40,000 synthetic chunks, sketch search beside exact search.
 bench: .venv-interop/installed
 	.venv-interop/bin/python tests/bench.py
+	$(PYTHON) tests/bench_index.py
 
 # A measurement, not a test: labelled questions (tests/eval_queries.json) asked of
 # step 7's search in every mode, with every embedder that is available.
