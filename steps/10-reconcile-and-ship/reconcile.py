@@ -22,8 +22,9 @@ Decisions:
   embedded, and the index already holds them, so nothing more is stored, and a note
   is read once: with a separate hash, the read that is hashed and the read that is
   chunked could see two versions of the note. It also means an index stored without
-  stamps (Index.build writes none, nor did step 7) is stamped on its first reconcile,
-  every note counted as touched, without embedding anything.
+  stamps (step 7's to 9's wrote none) is stamped on its first reconcile, every note
+  counted as touched, without embedding anything. VaultIndex.rebuild stamps what it
+  builds, so the start after a rebuild reads nothing.
 - The stamp is taken before the note is read. An edit made during the read leaves a
   newer time on the file than the stamp says, so the next start looks again.
 - It may run while the watcher runs (start the watcher first: its first poll is
