@@ -83,6 +83,7 @@ class Report:
                 f"{self.unchanged} unchanged ({self.touched} touched but equal)")
 
 
+# region reconcile
 def reconcile(vault_index) -> Report:
     """Load the stored index into vault_index and bring it up to date with the vault.
 
@@ -105,7 +106,10 @@ def reconcile(vault_index) -> Report:
             report.add(refresh_note(vault_index, path))
     return report
 
+# endregion reconcile
 
+
+# region refresh-note
 def refresh_note(vault_index, path: str) -> str | None:
     """Bring what the index holds of one note up to date with its file, embedding it
     only if its chunks changed; store its stamp with it. Returns what it found: NEW,
@@ -129,7 +133,10 @@ def refresh_note(vault_index, path: str) -> str | None:
     log.debug("reconcile: embedded %s", path)
     return NEW if stored is None else CHANGED
 
+# endregion refresh-note
 
+
+# region stamps
 def stamp_of(vault, path: str) -> dict | None:
     """The note's size and modification time, as stamps compare them; None if it is gone."""
     try:
@@ -145,3 +152,4 @@ def stamp_to_store(stamp: dict) -> dict:
     if stamp["mtime_ns"] >= time.time_ns() - RECENT_NS:
         return stamp | {"mtime_ns": None}
     return stamp
+# endregion stamps
