@@ -60,6 +60,17 @@ class Running:
         assert reply["result"]["isError"] is False, reply
         return reply["result"]["structuredContent"]
 
+    def wait_until_searchable(self) -> None:
+        """Until a search answers: the index is built and stored (the progress line
+        "indexed N notes" comes a moment before the index is written)."""
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            call = rpc("tools/call", name="search_vault", arguments={"query": "bread"})
+            if not self.client.send(self.client.session_id, call).json()["result"]["isError"]:
+                return
+            time.sleep(0.05)
+        pytest.fail(f"search never answered; the log says:\n{self.log()}")
+
     def found(self, word: str) -> list[str]:
         return [hit["path"] for hit in self.tool("search_vault", query=word, mode="keyword", limit=3)["results"]]
 
@@ -93,6 +104,7 @@ def vault(tmp_path):
 def built(tmp_path, vault, *flags, env=None) -> int:
     """Start once, let the index be built, stop; the number of notes indexed."""
     with serving(tmp_path, "--vault", str(vault), "--index-dir", str(tmp_path / "index"), *flags, env=env) as server:
+        server.wait_until_searchable()
         return int(server.wait_for_log(r"indexed (\d+) notes").group(1))
 
 
