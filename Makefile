@@ -3,7 +3,11 @@
 
 PYTHON ?= python3
 PORT ?= 3000
-VAULT ?= steps/sample-vault
+# The servers run on a copy of the sample vault, made once in the ignored scratch
+# folder: what a session writes (create_note, from step 8) never touches the
+# repository's own notes. VAULT=~/notes points them at yours.
+SAMPLE_COPY = steps/scratch/sample-vault
+VAULT ?= $(SAMPLE_COPY)
 MANIFEST = tomllib.load(open("steps/steps.toml", "rb"))["step"]
 STEP_NUMBERS := $(shell $(PYTHON) -c 'import tomllib; print(*(s["number"] for s in $(MANIFEST)))')
 VAULT_STEPS := $(shell $(PYTHON) -c 'import tomllib; print(*(s["number"] for s in $(MANIFEST) if s.get("vault")))')
@@ -13,6 +17,8 @@ DEMO_NUMBERS := $(filter-out 1 2,$(STEP_NUMBERS))
 step_dir = $(wildcard steps/$(shell printf '%02d' $(1))-*)
 # Only the steps marked vault = true in steps.toml read a vault.
 vault_flag = $(if $(filter $(1),$(VAULT_STEPS)),--vault $(VAULT))
+# What a vault step needs first: the sample vault's copy, when that is the vault.
+vault_copy = $(if $(filter $(1),$(VAULT_STEPS)),$(filter $(SAMPLE_COPY),$(VAULT)))
 # The reader's scratch copy of step N (made by make try-N, ignored by git).
 scratch_dir = steps/scratch/$(notdir $(call step_dir,$(1)))
 
@@ -42,7 +48,12 @@ help:
 
 run: step-$(lastword $(STEP_NUMBERS))
 
-$(addprefix step-,$(STEP_NUMBERS)): step-%:
+$(SAMPLE_COPY):
+	mkdir -p steps/scratch
+	cp -R steps/sample-vault $@
+
+.SECONDEXPANSION:
+$(addprefix step-,$(STEP_NUMBERS)): step-%: $$(call vault_copy,$$*)
 	$(PYTHON) $(call step_dir,$*)/server.py --port $(PORT) $(call vault_flag,$*)
 
 $(addprefix check-,$(STEP_NUMBERS)): check-%:
@@ -54,7 +65,7 @@ check:
 $(addprefix demo-,$(DEMO_NUMBERS)): demo-%:
 	$(PYTHON) $(call step_dir,$*)/client.py
 
-$(addprefix try-,$(STEP_NUMBERS)): try-%:
+$(addprefix try-,$(STEP_NUMBERS)): try-%: $$(call vault_copy,$$*)
 	@$(PYTHON) steps/scratch_copy.py $*
 	$(PYTHON) $(call scratch_dir,$*)/server.py --port $(PORT) $(call vault_flag,$*)
 

@@ -108,3 +108,9 @@ def test_content_cannot_inject_properties(server, vault):
     made = data(server, "create_note", title="Injected", content="---\ntags: [evil]\n---\nbody", tags=["fine"])
     note = data(server, "get_note", path=made["path"])
     assert note["tags"] == ["fine"] and "evil" not in note["frontmatter"].get("tags", [])
+
+
+def test_a_related_notes_score_does_not_depend_on_the_limit(server):
+    few = data(server, "related_notes", path="Ferments/Kimchi", limit=4)["related"]
+    many = data(server, "related_notes", path="Ferments/Kimchi", limit=20)["related"]
+    assert few == many[:4]

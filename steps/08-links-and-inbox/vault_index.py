@@ -47,6 +47,7 @@ class VaultIndex:
         return thread
 
     def open(self, rebuild: bool = False) -> None:
+        # region links-first
         try:  # the link graph first: it needs no embeddings, so it is ready in moments
             self.links = LinkGraph.build(self.vault)
             log.info("links: %d notes read", len(self.links.note_paths()))
@@ -54,6 +55,7 @@ class VaultIndex:
             log.exception("links: the link graph could not be built")
         finally:
             self.links_ready.set()
+        # endregion links-first
         try:
             self.index = None if rebuild else self.load()
             if self.index is None:
