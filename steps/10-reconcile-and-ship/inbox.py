@@ -1,4 +1,3 @@
-# region decisions
 """The server's one write: a new note in the inbox folder, never anything else.
 
 create_note(vault, inbox_folder, title, content, tags) makes "Inbox/<title>.md" and
@@ -43,7 +42,6 @@ Decisions:
 - Content is capped at MAX_CONTENT_BYTES of UTF-8 and may not hold NUL or lone
   surrogates. The search index is not touched: the watcher of step 9 indexes the note.
 """
-# endregion decisions
 import datetime
 import errno
 import os
@@ -74,7 +72,7 @@ class NoteExists(InboxError):
     """The title is taken: the model should choose another."""
 
 
-# region file-name
+# region safe-name
 # Characters a file name or an Obsidian link cannot hold. Windows forbids \ / : * ? " < > |,
 # macOS ":" and every system "/"; Obsidian links break on # ^ [ ] |.
 FORBIDDEN = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f-\x9f\ud800-\udfff]')
@@ -102,6 +100,7 @@ def safe_file_name(title) -> str:
             "file names and links cannot hold are removed; give a title with letters or digits"
         )
     return name
+# endregion safe-name
 
 
 def trim_ends(name: str) -> str:
@@ -117,6 +116,7 @@ def not_reserved(name: str) -> str:
     return name
 
 
+# region cut
 ZERO_WIDTH_JOINER = "\u200d"
 REGIONAL_INDICATORS = "".join(chr(code) for code in range(0x1F1E6, 0x1F200))  # the letters of flags
 
@@ -132,6 +132,7 @@ def cut_to_bytes(text: str, limit: int) -> str:
     # A flag is two regional indicators (🇫🇷 is F and R): an odd number at the end is half a flag.
     indicators = len(cut) - len(cut.rstrip(REGIONAL_INDICATORS))
     return cut[:-1] if indicators % 2 else cut
+# endregion cut
 
 
 def belongs_to_previous(char: str) -> bool:
@@ -142,10 +143,8 @@ def belongs_to_previous(char: str) -> bool:
         or "\ufe00" <= char <= "\ufe0f"
         or "\U0001f3fb" <= char <= "\U0001f3ff"
     )
-# endregion file-name
 
 
-# region properties
 def check_tags(tags) -> list[str]:
     """The tags as they will be written (without "#"), or InboxError naming the bad one."""
     if tags is None:
@@ -176,6 +175,7 @@ def valid_tag(name) -> bool:
     )
 
 
+# region note-text
 def note_text(title: str, content: str, tags: list[str], today: datetime.date) -> str:
     """Our properties block, then the content as the body. Checked by reading it back."""
     lines = ["---", f"created: {today.isoformat()}"]
@@ -188,6 +188,7 @@ def note_text(title: str, content: str, tags: list[str], today: datetime.date) -
     if written.frontmatter_error or [tag.name for tag in written.tags if tag.in_frontmatter] != tags:
         raise InboxError(f"The tags {shown(tags)} cannot be written as properties safely; leave them out")
     return text
+# endregion note-text
 
 
 def check_content(content) -> str:
@@ -205,10 +206,8 @@ def check_content(content) -> str:
             "Shorten it, or split it into several notes"
         )
     return content
-# endregion properties
 
 
-# region inbox-folder
 def inbox_path(vault: Vault, inbox_folder: str) -> tuple[Path, str]:
     """The inbox's real folder, created if missing, and its vault-relative prefix ("Inbox/").
 
@@ -239,10 +238,8 @@ def make_folder(vault: Vault, relative: str) -> Path:
             f"The inbox folder {shown(relative)} leads outside the vault, or into a hidden folder, "
             "through a symbolic link; notes are only written inside the vault"
         ) from None
-# endregion inbox-folder
 
 
-# region create
 _creating = threading.Lock()  # one creation at a time in this process: check and create stay together
 
 
@@ -280,6 +277,7 @@ def taken_error(path: str) -> NoteExists:
     return NoteExists(f"A note {shown(path)} already exists; notes are never overwritten. Choose another title")
 
 
+# region write-new-file
 def write_new_file(folder: Path, name: str, data: bytes, prefix: str) -> None:
     """Give `folder/name` the bytes `data`, all at once, only if nothing has that name."""
     temporary = folder / f".create-{secrets.token_hex(8)}.tmp"  # hidden: no note, never indexed
@@ -300,6 +298,7 @@ def write_new_file(folder: Path, name: str, data: bytes, prefix: str) -> None:
         raise InboxError(f"{shown(prefix + name)} cannot be written: {error.strerror}") from None
     finally:
         temporary.unlink(missing_ok=True)
+# endregion write-new-file
 
 
 # What link() says on file systems without hard links (FAT, exFAT, some network shares).
@@ -323,4 +322,3 @@ def sync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-# endregion create

@@ -1,4 +1,3 @@
-# region decisions
 """The link graph: which note links to which, with links resolved as Obsidian resolves them.
 
 Step 5 parses the links a note writes ([[Koji]], ![[Focaccia]], [text](Bulk%20fermentation.md),
@@ -38,7 +37,6 @@ Decisions:
   of its aliases (linkers_by_name), so it costs the links that could point at the note,
   not the whole vault. A rename is remove_note(old) then update_note(new).
 """
-# endregion decisions
 import threading
 import unicodedata
 from dataclasses import dataclass
@@ -90,7 +88,6 @@ class NoteLinks:
     links: list[tuple[Link, str]]  # each link with its context line
 
 
-# region keys
 def key(text: str) -> str:
     """How names are compared: composed Unicode, lower case."""
     return unicodedata.normalize("NFC", text).lower()
@@ -121,7 +118,6 @@ def extension_of(target: str) -> str:
     """"crumb-chart.svg" -> "svg"; "" when the name has no dot."""
     name = name_of(target)
     return name.rpartition(".")[2].lower() if "." in name else ""
-# endregion keys
 
 
 class LinkGraph:
@@ -136,7 +132,6 @@ class LinkGraph:
         self.by_alias: dict[str, set[str]] = {}  # key of an alias -> notes
         self.linkers_by_name: dict[str, set[str]] = {}  # key of a link's last segment -> linking notes
 
-    # region build
     @classmethod
     def build(cls, vault: Vault) -> "LinkGraph":
         """Read and parse every note of the vault once: a millisecond or two a note (2.5 s
@@ -187,7 +182,6 @@ class LinkGraph:
             drop(self.by_alias, key(alias), path)
         for link, _ in entry.links:
             drop(self.linkers_by_name, name_key(link.target), path)
-    # endregion build
 
     # region resolve
     def resolve(self, target: str, source: str) -> tuple[str | None, str]:
@@ -211,6 +205,7 @@ class LinkGraph:
             if aliased:
                 return pick(aliased, source), ALIAS
             return None, ""
+    # endregion resolve
 
     def same_name(self, wanted: str) -> set[str]:
         """The notes named like the target's last segment; for "Folder/Note", only those
@@ -228,9 +223,7 @@ class LinkGraph:
             return ResolvedLink(source, link, context, NOTE, target, via)
         kind = ATTACHMENT if extension_of(link.target) in ATTACHMENT_EXTENSIONS else UNRESOLVED
         return ResolvedLink(source, link, context, kind, None)
-    # endregion resolve
 
-    # region queries
     def __contains__(self, path: str) -> bool:
         return path in self.notes
 
@@ -252,6 +245,7 @@ class LinkGraph:
         with self.lock:
             return [self.resolved(path, link, context) for link, context in self.entry(path).links]
 
+    # region backlinks
     def backlinks(self, path: str) -> list[Backlink]:
         """The links from other notes that resolve to this one, by source path and line."""
         with self.lock:
@@ -264,6 +258,7 @@ class LinkGraph:
                     if name_key(link.target) in names and self.resolve(link.target, source)[0] == path:
                         found.append(Backlink(source, link.line, context, link))
             return sorted(found, key=lambda backlink: (backlink.source, backlink.line))
+    # endregion backlinks
 
     def unresolved(self, path: str | None = None) -> list[ResolvedLink]:
         """The links that match no note (attachments are not among them), of one note or
@@ -283,7 +278,6 @@ class LinkGraph:
             out = {link.target for link in self.outgoing(path) if link.kind == NOTE} - {path}
             back = {backlink.source for backlink in self.backlinks(path)}
             return out, back
-    # endregion queries
 
 
 def read_entry(path: str, text: str) -> NoteLinks:
@@ -309,11 +303,13 @@ def vault_rooted(target: str, source: str) -> str | None:
     return "/".join(parts)
 
 
+# region pick
 def pick(candidates: set[str], source: str) -> str:
     """Of several notes a link could mean: the one in the linking note's folder, else the
     shortest path, ties broken alphabetically."""
     folder = key(folder_of(source))
     return min(candidates, key=lambda path: (key(folder_of(path)) != folder, len(path), path))
+# endregion pick
 
 
 def drop(index: dict[str, set[str]], name: str, path: str) -> None:
@@ -325,7 +321,6 @@ def drop(index: dict[str, set[str]], name: str, path: str) -> None:
             del index[name]
 
 
-# region context
 def context_of(link: Link, lines: list[str]) -> str:
     """The line that holds the link, trimmed around it to about CONTEXT_CHARS characters.
     A link in a property shows as `property: [[link]]`: its line may hold only the key."""
@@ -348,4 +343,3 @@ def written(link: Link) -> str:
     """The link as Obsidian writes it: ![[Target#subpath|display]]."""
     text = link.target + (f"#{link.subpath}" if link.subpath else "") + (f"|{link.display}" if link.display else "")
     return ("!" if link.embed else "") + f"[[{text}]]"
-# endregion context

@@ -1,4 +1,3 @@
-# region decisions
 """What else belongs with a note: its link neighbourhood and its nearest notes by meaning.
 
 related_notes merges two signals, and says for each note why it is there.
@@ -17,7 +16,6 @@ So a note that is linked and also similar comes first; then linked ones; then a
 strongly similar note ahead of a mere neighbour's neighbour. Ties go alphabetically.
 Without a search index (still building, or none) the links alone answer.
 """
-# endregion decisions
 from dataclasses import dataclass, field
 
 from links import LinkGraph
@@ -26,6 +24,7 @@ LINK_WEIGHT = 1.0
 TWO_LINKS_WEIGHT = 0.5
 MIN_SIMILARITY = 0.2
 HUB_SIZE = 15
+SIMILAR_POOL = 30
 
 
 @dataclass
@@ -39,6 +38,7 @@ class Related:
         self.reasons.append(reason)
 
 
+# region related
 def related_notes(graph: LinkGraph, vault_index, path: str, limit: int = 10) -> list[Related]:
     """Up to `limit` notes related to `path`, best first, each with its reasons."""
     found: dict[str, Related] = {}
@@ -53,10 +53,13 @@ def related_notes(graph: LinkGraph, vault_index, path: str, limit: int = 10) -> 
         add(other, LINK_WEIGHT, "linked from it")
     for other, through in two_links_away(graph, path, links_out | links_in).items():
         add(other, TWO_LINKS_WEIGHT, f"two links away, through {through}")
-    for other, cosine in similar_notes(vault_index, path, limit):
+    # Similarity is looked up for more notes than asked for, so that a linked note's
+    # score, and with it the order, does not depend on the limit.
+    for other, cosine in similar_notes(vault_index, path, max(limit, SIMILAR_POOL)):
         add(other, cosine, f"similar content ({cosine:.2f})")
     ranked = sorted(found.values(), key=lambda related: (-related.score, related.path))
     return ranked[:limit]
+# endregion related
 
 
 def two_links_away(graph: LinkGraph, path: str, direct: set[str]) -> dict[str, str]:

@@ -321,7 +321,6 @@ REINDEX = Tool(
 )
 # endregion reindex
 
-# region get-backlinks
 def get_backlinks(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])  # judged like any path from a model
     graph = context.index.link_graph()
@@ -359,10 +358,8 @@ GET_BACKLINKS = Tool(
     run=get_backlinks,
     annotations=READ_ONLY,
 )
-# endregion get-backlinks
 
 
-# region related-notes
 def find_related(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])
     graph = context.index.link_graph()
@@ -404,7 +401,6 @@ RELATED_NOTES = Tool(
     run=find_related,
     annotations=READ_ONLY,
 )
-# endregion related-notes
 
 
 # region create-note
