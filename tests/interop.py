@@ -5,7 +5,8 @@ the SDK is a dependency of this check only. For each transport (stdio, HTTP) and
 each client mode (auto: probe the 2026-07-28 era first; legacy: the handshake), on a
 temporary copy of the sample vault, it lists the tools, lists and reads notes, sends
 a path that leaves the vault (an isError result), calls a tool that does not exist
-(a JSON-RPC error), and lists and reads resources; from step 9 on, it writes a note
+(a JSON-RPC error), and lists and reads resources; from step 7 on it searches, from
+step 8 on it asks for backlinks, and from step 9 on it writes a note
 with create_note and searches until the watcher has indexed it (bounded). Exits
 non-zero on any surprise.
 """
@@ -50,6 +51,11 @@ async def conversation(server, mode: str) -> str:
             assert not found.is_error and found.structured_content["results"], found
             paths = [hit["path"] for hit in found.structured_content["results"]]
             assert any(path.startswith("Ferments/") for path in paths), paths
+        if "get_backlinks" in names:  # from step 8 on
+            linked = await client.call_tool("get_backlinks", {"path": "Ferments/Troubleshooting"})
+            assert not linked.is_error, linked
+            sources = [link["path"] for link in linked.structured_content["backlinks"]]
+            assert "Ferments/Kimchi.md" in sources, sources
         if "create_note" in names:  # from step 9 on, the watcher indexes what create_note wrote
             await find_what_was_written(client)
         resources = (await client.list_resources()).resources
@@ -87,6 +93,7 @@ def main() -> int:
                 try:
                     version = anyio.run(conversation, target, mode)
                     print(f"ok    {transport:5} {mode:6} spoke {version}: tools, notes, search, isError, -32602, resources"
+                          f"{', backlinks' if newest.number >= 8 else ''}"
                           f"{', a new note found' if newest.number >= 9 else ''}")
                 except Exception as error:  # report every combination, then fail
                     failures += 1

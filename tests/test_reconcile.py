@@ -35,8 +35,8 @@ def step_modules(*folders: Path):
         sys.modules.update(saved)
 
 
-# Step 10's index.py, and step 7's vault_index.py using it, as step 10 will.
-with step_modules(STEPS / "10-reconcile-and-ship", STEPS / "07-vector-index"):
+# Step 10's index.py, reconcile.py and vault_index.py, which wires them.
+with step_modules(STEPS / "10-reconcile-and-ship"):
     from index import Index, IndexMissing, IndexStale, note_file_name
     from reconcile import CHANGED, EQUAL, NEW, REMOVED, Report, reconcile, refresh_note
     from vault import Vault
@@ -126,11 +126,21 @@ def test_the_report_is_one_line():
 
 
 def test_an_index_built_without_stamps_is_stamped_without_embedding(vault_dir):
-    start(vault_dir).rebuild()  # Index.build stores no stamps
+    fresh = start(vault_dir)  # as steps 7 to 9 built it: Index.build given no meta stores no stamps
+    chunks = [chunk for path in fresh.vault.list_notes() for chunk in fresh.note_chunks(path)]
+    Index.build(fresh.directory, fresh.embedder, chunks)
 
     vault_index = start(vault_dir)
     assert str(reconcile(vault_index)) == "reconciled: 1 new, 0 changed, 0 removed, 5 unchanged (5 touched but equal)"
     assert vault_index.embedder.calls == []  # the new one is the empty note: nothing to embed
+
+    vault_index = start(vault_dir)
+    assert str(reconcile(vault_index)) == "reconciled: 0 new, 0 changed, 0 removed, 6 unchanged (0 touched but equal)"
+    assert vault_index.embedder.calls == []
+
+
+def test_a_rebuild_stamps_every_note_so_the_next_start_reads_none(vault_dir):
+    start(vault_dir).rebuild()
 
     vault_index = start(vault_dir)
     assert str(reconcile(vault_index)) == "reconciled: 0 new, 0 changed, 0 removed, 6 unchanged (0 touched but equal)"
@@ -217,7 +227,8 @@ def test_an_index_of_another_embedder_is_refused_and_rebuilt(indexed):
     assert len(Index.load(indexed.parent / "index", "counting-8", 8).note_paths()) == 5  # left as it was
 
     other.rebuild()  # what the caller does
-    assert reconcile(start(indexed, CountingEmbedder(name="other-8"))).new == 1  # the empty note, stamped
+    again = reconcile(start(indexed, CountingEmbedder(name="other-8")))
+    assert (again.new, again.touched) == (0, 0)  # the rebuild stamped every note, the empty one too
 
 
 def test_no_index_at_all_is_refused(vault_dir):

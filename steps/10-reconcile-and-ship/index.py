@@ -329,25 +329,33 @@ class Index:
         return index
 
     @classmethod
-    def build(cls, directory, embedder, chunks, progress=None) -> "Index":
+    def build(cls, directory, embedder, chunks, progress=None, meta: dict[str, dict] | None = None) -> "Index":
         """Embed every chunk and write a new index into `directory`, replacing any old one.
 
         `progress(notes_done, notes_total)` is called as notes are done, e.g. with a
-        ProgressLine. The old index stays whole until the new one is complete."""
+        ProgressLine. The old index stays whole until the new one is complete.
+        `meta` maps a note's path to the meta stored with it; a note it names that
+        has no chunks (an empty note) is stored too, so that its meta is kept."""
         directory = Path(directory)
+        meta = meta or {}
         notes = group_by_note(chunks)
+        for path in meta:
+            notes.setdefault(path, [])
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index.notes_dir.mkdir(parents=True)
         if progress:
             progress(0, len(notes))
         for done, (path, note_chunks) in enumerate(notes.items(), 1):
-            vectors = index._unit_vectors(note_chunks, embedder.embed_documents([c.text for c in note_chunks]))
+            texts = [chunk.text for chunk in note_chunks]
+            vectors = index._unit_vectors(note_chunks, embedder.embed_documents(texts) if texts else [])
+            note_meta = meta.get(path, {})
             # No fsync per file here: sync_folder makes them all durable at once, below.
             with open(index.notes_dir / note_file_name(path), "w", encoding="utf-8") as file:
-                json.dump(encode_note(path, note_chunks, vectors), file, ensure_ascii=False, separators=(",", ":"))
+                json.dump(encode_note(path, note_chunks, vectors, note_meta), file,
+                          ensure_ascii=False, separators=(",", ":"))
             index._add_rows(path, note_chunks, vectors)
-            index.meta_by_note[path] = {}
+            index.meta_by_note[path] = note_meta
             if progress:
                 progress(done, len(notes))
         sync_folder(index.notes_dir)

@@ -22,8 +22,9 @@ Decisions:
   embedded, and the index already holds them, so nothing more is stored, and a note
   is read once: with a separate hash, the read that is hashed and the read that is
   chunked could see two versions of the note. It also means an index stored without
-  stamps (Index.build writes none, nor did step 7) is stamped on its first reconcile,
-  every note counted as touched, without embedding anything.
+  stamps (step 7's to 9's wrote none) is stamped on its first reconcile, every note
+  counted as touched, without embedding anything. VaultIndex.rebuild stamps what it
+  builds, so the start after a rebuild reads nothing.
 - The stamp is taken before the note is read. An edit made during the read leaves a
   newer time on the file than the stamp says, so the next start looks again.
 - It may run while the watcher runs (start the watcher first: its first poll is
@@ -82,6 +83,7 @@ class Report:
                 f"{self.unchanged} unchanged ({self.touched} touched but equal)")
 
 
+# region reconcile
 def reconcile(vault_index) -> Report:
     """Load the stored index into vault_index and bring it up to date with the vault.
 
@@ -104,7 +106,10 @@ def reconcile(vault_index) -> Report:
             report.add(refresh_note(vault_index, path))
     return report
 
+# endregion reconcile
 
+
+# region refresh-note
 def refresh_note(vault_index, path: str) -> str | None:
     """Bring what the index holds of one note up to date with its file, embedding it
     only if its chunks changed; store its stamp with it. Returns what it found: NEW,
@@ -128,7 +133,10 @@ def refresh_note(vault_index, path: str) -> str | None:
     log.debug("reconcile: embedded %s", path)
     return NEW if stored is None else CHANGED
 
+# endregion refresh-note
 
+
+# region stamps
 def stamp_of(vault, path: str) -> dict | None:
     """The note's size and modification time, as stamps compare them; None if it is gone."""
     try:
@@ -144,3 +152,4 @@ def stamp_to_store(stamp: dict) -> dict:
     if stamp["mtime_ns"] >= time.time_ns() - RECENT_NS:
         return stamp | {"mtime_ns": None}
     return stamp
+# endregion stamps

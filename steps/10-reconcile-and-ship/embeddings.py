@@ -1,0 +1,115 @@
+"""Choosing an embedder, and a small demo of what embeddings do.
+
+    make_embedder("auto")   Ollama if it answers and has the model, else hashing
+    make_embedder("ollama") Ollama, or an OllamaError that says what to do
+    make_embedder("hash")   the offline hashing embedder, always
+
+Both embedders have the same interface: name and dimension (the index records
+them), embed_documents(texts) for what is stored, embed_query(text) for what is
+searched. make_embedder also returns one line for the server to print at
+startup, so the reader always knows which embedder is in use, and why.
+
+The demo embeds a few sentences and ranks them by cosine similarity:
+
+    python3 steps/06-embeddings/embeddings.py                    the default sentences
+    python3 steps/06-embeddings/embeddings.py "a text" "another"  your own
+    python3 steps/06-embeddings/embeddings.py --query "why is my bread dense"
+"""
+import argparse
+import sys
+
+from hash_embedder import DEFAULT_DIMENSION, HashEmbedder
+from ollama_client import DEFAULT_MODEL, OllamaEmbedder, OllamaError
+from vectors import cosine
+
+KINDS = ("auto", "ollama", "hash")
+APPROXIMATE = "semantic search is approximate"
+
+
+# region make-embedder
+def make_embedder(
+    kind: str = "auto",
+    *,
+    host: str | None = None,  # None reads OLLAMA_HOST
+    model: str = DEFAULT_MODEL,
+    dimension: int = DEFAULT_DIMENSION,  # of the hashing embedder
+    probe_timeout: float = 2.0,  # seconds for auto's one look at Ollama
+    **ollama_options,  # batch_size, timeout, attempts, backoff: see OllamaEmbedder
+) -> tuple[OllamaEmbedder | HashEmbedder, str]:
+    """The embedder for kind, and one line for startup that says which it is and why."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown embedder {kind!r}: choose one of {', '.join(KINDS)}")
+    if kind == "hash":
+        hashing = HashEmbedder(dimension)
+        return hashing, f"embeddings: offline hashing ({hashing.name}), as configured; {APPROXIMATE}."
+    try:
+        ollama = OllamaEmbedder(host, model, **ollama_options)
+        # The look costs one small request, and turns a missing Ollama or model
+        # into a clear line now rather than a failed search later.
+        ollama.check(probe_timeout)
+    except OllamaError as error:
+        if kind == "ollama":
+            raise
+        hashing = HashEmbedder(dimension)
+        return hashing, (
+            f"embeddings: offline hashing ({hashing.name}), because {error.problem}; {APPROXIMATE}. "
+            f"For real embeddings: {error.fix}, then restart."
+        )
+    return ollama, f"embeddings: Ollama, model {ollama.model} at {ollama.url}."
+# endregion make-embedder
+
+
+DEFAULT_SENTENCES = [
+    "Feed the sourdough starter equal weights of flour and water.",
+    "My starter doubled overnight after a feed of rye flour.",
+    "The levain is ripe when it is domed, bubbly and smells sour.",
+    "Bulk fermentation ends when the dough has risen by half.",
+    "Massage the salt into the shredded cabbage until it gives up its brine.",
+    "Sauerkraut ferments for weeks with the cabbage kept under its brine.",
+    "Kombucha is sweet tea fermented by a culture of yeast and bacteria.",
+]
+
+
+def rank(query: list[float], vectors: list[list[float]], texts: list[str]) -> list[tuple[float, str]]:
+    """Every text with its cosine similarity to query, the most similar first."""
+    scored = [(cosine(query, vector), text) for vector, text in zip(vectors, texts)]
+    return sorted(scored, key=lambda pair: pair[0], reverse=True)
+
+
+def show_rankings(embedder, texts: list[str], query: str | None) -> None:
+    vectors = embedder.embed_documents(texts)
+    if query is not None:
+        print(f"\nquery: {query}")
+        for score, text in rank(embedder.embed_query(query), vectors, texts):
+            print(f"  {score:6.3f}  {text}")
+        return
+    for index, text in enumerate(texts):
+        others = [i for i in range(len(texts)) if i != index]
+        print(f"\n{text}")
+        ranked = rank(vectors[index], [vectors[i] for i in others], [texts[i] for i in others])
+        for score, other in ranked:
+            print(f"  {score:6.3f}  {other}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Embed sentences and rank them by cosine similarity.")
+    parser.add_argument("sentences", nargs="*", help="texts to compare (default: some on bread and ferments)")
+    parser.add_argument("--query", help="rank the sentences against this search query instead")
+    parser.add_argument("--embedder", choices=KINDS, default="auto", help="default: auto")
+    parser.add_argument("--model", default=DEFAULT_MODEL, help=f"Ollama model (default: {DEFAULT_MODEL})")
+    args = parser.parse_args(argv)
+    texts = args.sentences or DEFAULT_SENTENCES
+    if len(texts) < 2 and args.query is None:
+        parser.error("give at least two sentences to compare, or a --query")
+    try:
+        embedder, line = make_embedder(args.embedder, model=args.model)
+        print(line)
+        show_rankings(embedder, texts, args.query)
+    except OllamaError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Keyword search: words, their normal forms, and BM25 over chunks.
+
+Vector search finds what a passage is about; keyword search finds the passage
+that says the rare word you typed: a name, a term, a number. Each misses what
+the other finds, so search.py fuses the two.
+
+The tokenizer lower-cases, splits on anything that is not a letter or digit,
+drops a few very common English words (they match nearly every chunk and only
+slow scoring down), and folds some English word forms together, so that
+"loaves" finds "loaf"... almost: normal_form is a handful of suffix rules, not a
+real stemmer. What it does, in order, to words of four letters or more:
+
+    -ies  -> -y        berries -> berry       (then the -e rule below does nothing)
+    -sses -> -ss       glasses -> glass
+    -ches, -shes, -xes, -zes lose -es          batches -> batch, boxes -> box
+    -s    is dropped   loaves -> loave, starters -> starter  (not after s, u, i: glass, citrus, basis)
+    -ing, -ed dropped  when 3+ letters remain with a vowel: baking -> bak, proofed -> proof
+                       (not -eed: seed, need); a doubled final letter is undone: proofing, stopped -> stop
+    -e    is dropped   bake -> bak, loave -> loav, so bake, baked, bakes and baking meet
+
+The results are not always words, and that is fine: they are only compared
+with each other. Words of other languages pass through lower-cased.
+"""
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+
+WORD = re.compile(r"[^\W_]+")  # letters and digits; the underscore is not part of a word
+STOPWORDS = frozenset(
+    "a an and are as at be but by for from has have in into is it its of on or "
+    "that the their then there these this to was were will with s t".split()  # s, t: from it's, don't
+)
+VOWELS = set("aeiouy")
+# How much a word counts where it appears: a word in the title or an alias says
+# more about the chunk than the same word in a sentence.
+FIELD_WEIGHTS = {"title": 3, "aliases": 3, "headings": 2, "tags": 2, "text": 1}
+
+
+@lru_cache(maxsize=100_000)  # a vault repeats its words; each is normalised once
+def normal_form(word: str) -> str:
+    """The lower-cased word with a few English suffixes folded (see the module docstring)."""
+    word = word.lower()
+    if len(word) < 4 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:  # but pies -> pie
+        return word[:-3] + "y"
+    if word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith(("ches", "shes", "xes", "zes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 3 and VOWELS & set(stem) and not word.endswith("eed"):
+            word = stem[:-1] if stem[-1] == stem[-2] and stem[-1] not in "lsz" else stem
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """The normal forms of the words in text, in order, without the stopwords."""
+    words = (normal_form(word) for word in WORD.findall(text))
+    return [word for word in words if word not in STOPWORDS]
+
+
+def matches(text: str, terms) -> list[tuple[int, int, str]]:
+    """(start, end, term) of each word in text whose normal form is one of terms."""
+    found = []
+    for match in WORD.finditer(text):
+        term = normal_form(match.group())
+        if term in terms:
+            found.append((match.start(), match.end(), term))
+    return found
+
+
+def weighted_terms(title: str, aliases, heading_path, tags, text: str) -> Counter:
+    """How often each term occurs in a chunk, a word in the title counting FIELD_WEIGHTS["title"] times, etc."""
+    headings = heading_path[1:] if heading_path[:1] == [title] else heading_path  # the title is counted once
+    fields = {
+        "title": title,
+        "aliases": " ".join(aliases),
+        "headings": " ".join(headings),
+        "tags": " ".join(tags),  # "bread/sourdough" gives "bread" and "sourdough"
+        "text": text,
+    }
+    counts = Counter()
+    for field, words in fields.items():
+        for term, count in Counter(tokenize(words)).items():
+            counts[term] += count * FIELD_WEIGHTS[field]
+    return counts
+
+
+class KeywordIndex:
+    """BM25 over chunks, each known by its row number.
+
+    BM25 scores a chunk for a query term by how rare the term is in the whole
+    index (idf: a word in every chunk tells nothing) and how often it occurs in
+    the chunk, with diminishing returns (k1) and shorter chunks favoured (b)."""
+
+    k1 = 1.2
+    b = 0.75
+
+    def __init__(self):
+        self.postings: dict[str, dict[int, int]] = {}  # term -> {row: weighted count}
+        self.lengths: dict[int, int] = {}  # row -> weighted number of terms
+        self.total_length = 0
+
+    def add(self, row: int, terms: Counter) -> None:
+        for term, count in terms.items():
+            self.postings.setdefault(term, {})[row] = count
+        length = sum(terms.values())
+        self.lengths[row] = length
+        self.total_length += length
+
+    def remove(self, row: int, terms: Counter) -> None:
+        """Forget a row; `terms` are the ones it was added with."""
+        for term in terms:
+            rows = self.postings[term]
+            del rows[row]
+            if not rows:
+                del self.postings[term]
+        self.total_length -= self.lengths.pop(row)
+
+    def idf(self, term: str) -> float:
+        chunks = len(self.lengths)
+        having = len(self.postings.get(term, ()))
+        return math.log(1 + (chunks - having + 0.5) / (having + 0.5))
+
+    def scores(self, terms, rows=None) -> dict[int, float]:
+        """BM25 of every row (or only those in the set `rows`) that has at least one of terms."""
+        if not self.lengths:
+            return {}
+        average_length = self.total_length / len(self.lengths)
+        scores: dict[int, float] = {}
+        for term in set(terms):
+            idf = self.idf(term)
+            for row, count in self.postings.get(term, {}).items():
+                if rows is not None and row not in rows:
+                    continue
+                norm = self.k1 * (1 - self.b + self.b * self.lengths[row] / average_length)
+                scores[row] = scores.get(row, 0.0) + idf * count * (self.k1 + 1) / (count + norm)
+        return scores

@@ -1,0 +1,75 @@
+"""What one client may hold of the server, and the watchdog that enforces time limits.
+
+A local server still meets clients that misbehave: a bug that opens connections in
+a loop, a process that sends one byte every few seconds, a body built to be costly
+to parse. Each limit below bounds one resource, so that no client can take them all.
+"""
+import logging
+import socket
+import threading
+import time
+from dataclasses import dataclass
+
+log = logging.getLogger("limits")
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_connections: int = 256  # served at once; one more gets 503 at once
+    request_seconds: float = 10.0  # to send a whole request, or to stay idle between two
+    max_body: int = 4 * 1024 * 1024  # bytes; a bigger body is refused unread (413)
+    large_body: int = 16 * 1024  # bodies above this take turns to be parsed and served...
+    large_at_once: int = 2  # ...this many at a time: parsed JSON can take 17 times its size
+    max_sessions: int = 10_000  # the least recently used session makes way for a new one
+    session_idle_seconds: float = 30 * 60  # an idle session expires; its client gets 404
+
+
+class Watchdog:
+    """One thread that watches the clock for every connection.
+
+    A socket timeout restarts with every byte, so a client sending one byte every
+    few seconds would never time out. Instead each request gets a deadline when
+    the server starts reading it; if the request is not in by then, the watchdog
+    shuts the socket for reading, and the handler's next read ends at once.
+    It also closes refused connections a moment after their answer was sent, so
+    the client has time to read the answer before the socket goes."""
+
+    def __init__(self, tick: float):
+        self._due: dict[socket.socket, tuple[float, str]] = {}  # socket -> (when, "stop reading" or "close")
+        self._lock = threading.Lock()
+        self._tick = tick
+        threading.Thread(target=self._run, name="watchdog", daemon=True).start()
+
+    def arm(self, sock: socket.socket, seconds: float) -> None:
+        with self._lock:
+            self._due[sock] = (time.monotonic() + seconds, "stop reading")
+
+    def disarm(self, sock: socket.socket) -> bool:
+        """Stop watching; False if the deadline had already passed."""
+        with self._lock:
+            return self._due.pop(sock, None) is not None
+
+    def close_later(self, sock: socket.socket, seconds: float) -> None:
+        with self._lock:
+            self._due[sock] = (time.monotonic() + seconds, "close")
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self._tick)
+            now = time.monotonic()
+            with self._lock:
+                late = [(sock, how) for sock, (when, how) in self._due.items() if when <= now]
+                for sock, _ in late:
+                    del self._due[sock]
+            for sock, how in late:
+                shut(sock, how)
+
+
+def shut(sock: socket.socket, how: str) -> None:
+    try:
+        if how == "close":
+            sock.close()
+        else:
+            sock.shutdown(socket.SHUT_RD)  # a blocked read returns at once; writing still works
+    except OSError:
+        pass  # the client went first

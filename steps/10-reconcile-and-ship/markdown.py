@@ -1,0 +1,450 @@
+"""The body of a note read the way Obsidian reads it: headings, sections, links and tags.
+
+Code, comments and math hide what is inside them: a `# line` in a code fence is not a
+heading, a `[[link]]` in a comment is not a link. So everything here first asks
+mask() for a copy of the text with those parts blanked out (same length, same line
+breaks) and searches that copy; what it reports is taken from the real text.
+
+Every function is pure: text in, data out. Line numbers are 1-based; `first_line` says
+on which line of the note the text starts (the body follows the frontmatter), so the
+numbers match what an editor shows. A caller that asks several questions of the same
+text may pass `masked=mask(text)` to each, so the masking is done once.
+"""
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+
+@dataclass
+class Heading:
+    level: int  # 1 to 6, the number of #
+    text: str
+    line: int
+
+
+@dataclass
+class Section:
+    heading: str  # "" for the text before the first heading
+    level: int  # 0 for the text before the first heading
+    path: list[str]  # the headings it sits under, its own last: ["Day 1", "Timing"]
+    line: int  # where it starts (its heading line)
+    text: str  # its own text, heading line included, up to the next heading of any level
+
+
+@dataclass
+class Chunk:
+    text: str  # "Note title > Day 1 > Timing" and a blank line, then the piece itself
+    path: list[str]  # the headings it sits under, without a first heading that repeats the title
+    line: int  # where the piece starts
+
+
+@dataclass
+class Link:
+    target: str  # the note or file as written, "Folder/Note" ("Note.md" becomes "Note"); "" = this note
+    subpath: str = ""  # after the first "#": "Heading", "H1#H2", "^block-id", "page=3"
+    display: str = ""  # the text after "|", or inside [..] for a Markdown link; "" when none
+    embed: bool = False  # ![[...]] or ![...](...)
+    line: int = 0
+    markdown: bool = False  # written [text](target) rather than [[target]]
+    from_property: str = ""  # the frontmatter property it was found in; "" for the body
+
+    @property
+    def block(self) -> str:
+        """The block id of a [[Note#^id]] link, else ""."""
+        return self.subpath[1:] if self.subpath.startswith("^") else ""
+
+
+@dataclass
+class Tag:
+    name: str  # as written, without "#": "Ferment/Lacto"
+    key: str = field(init=False)  # what tags are compared by: "ferment/lacto"
+    line: int = 0
+    in_frontmatter: bool = False
+
+    def __post_init__(self):
+        self.key = self.name.lower()  # tags are case-insensitive
+
+
+# region mask
+def mask(text: str) -> str:
+    """The text with code, comments and math replaced by spaces; line breaks stay.
+
+    Hidden: fenced code (``` or ~~~), indented code, `inline code`, %%comments%%,
+    <!-- HTML comments -->, $$math blocks$$ and $inline math$. A fence or comment left
+    open hides the rest of the note; a `$$` with no `$$` anywhere after it is plain text.
+    """
+    masker = _Masker(text.rfind("$$"))
+    lines, offset = [], 0
+    for line in text.split("\n"):
+        lines.append(masker.line(line, offset))
+        offset += len(line) + 1
+    return "\n".join(lines)
+
+
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
+_QUOTE = re.compile(r"(?:[ ]{0,3}>[ ]?)*")  # the > markers of a blockquote or callout
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_INLINE = re.compile(r"\\.|`+|%%|<!--|\$\$|\$")  # where something hidden may start
+_CLOSER = {"%%": "%%", "<!--": "-->", "$$": "$$"}
+_BACKTICKS = re.compile(r"`+")
+_MATH_END = re.compile(r"(?<=[^\s\\])\$(?!\d)")  # closes $inline math$; "$5 to $10" is not math
+# endregion mask
+
+
+class _Masker:
+    """Blanks one line at a time, remembering what is still open from the lines before."""
+
+    def __init__(self, last_double_dollar: int):
+        self.fence = None  # (character, length, blockquote depth) of an open code fence
+        self.closer = None  # "%%", "-->" or "$$" while a comment or math block is open
+        self.last_double_dollar = last_double_dollar
+        self.blank_before = True
+        self.in_list = False  # indented lines in a list are list content, not code
+        self.in_code = False  # inside an indented code block
+
+    def line(self, line: str, offset: int) -> str:
+        """The line with its hidden parts blanked; `offset` is where it starts in the text."""
+        if self.fence:
+            return self._fenced(line, offset)
+        if self.closer:
+            return self._inline(line, offset)
+        if not line.strip():
+            self.blank_before = True
+            return line
+        indent = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+        blank_before, self.blank_before = self.blank_before, False
+        # indented code cannot interrupt a paragraph or a list; blank lines do not end it
+        self.in_code = indent >= 4 and not self.in_list and (blank_before or self.in_code)
+        if self.in_code:
+            return " " * len(line)
+        quote = _QUOTE.match(line).group()
+        fence = _FENCE.fullmatch(line, len(quote))
+        if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
+            self.fence = (fence.group(1)[0], len(fence.group(1)), quote.count(">"))
+            return " " * len(line)
+        if _LIST_ITEM.match(line):
+            self.in_list = True
+        elif indent == 0 and blank_before:
+            self.in_list = False
+        return self._inline(line, offset)
+
+    def _fenced(self, line: str, offset: int) -> str:
+        char, length, depth = self.fence
+        quote = _QUOTE.match(line).group()
+        if quote.count(">") < depth:  # the blockquote or callout holding the fence has ended
+            self.fence = None
+            return self.line(line, offset)
+        rest = line[len(quote) :].strip()
+        if len(rest) >= length and rest == char * len(rest):  # same character, no info string
+            self.fence = None
+        return " " * len(line)
+
+    def _inline(self, line: str, offset: int) -> str:
+        """Blank code spans, comments and math in one line; it may start inside an open one."""
+        out, pos, no_code_closer, no_math_closer = [], 0, set(), False
+        if self.closer:
+            end = line.find(self.closer)
+            if end < 0:
+                return " " * len(line)
+            pos = end + len(self.closer)
+            out.append(" " * pos)
+            self.closer = None
+        kept = pos
+        while (found := _INLINE.search(line, pos)) is not None:
+            start, token = found.start(), found.group()
+            end = None
+            if token[0] == "`" and len(token) not in no_code_closer:
+                end = _code_span_end(line, found.end(), len(token))
+                if end is None:
+                    no_code_closer.add(len(token))  # no later run of that length either
+            elif token in _CLOSER and (token != "$$" or offset + start < self.last_double_dollar):
+                closer = line.find(_CLOSER[token], found.end())
+                if closer < 0:  # open until a later line closes it
+                    self.closer = _CLOSER[token]
+                    out += [line[kept:start], " " * (len(line) - start)]
+                    return "".join(out)
+                end = closer + len(_CLOSER[token])
+            elif token == "$" and not no_math_closer and line[found.end() : found.end() + 1].strip():
+                math = _MATH_END.search(line, found.end() + 1)
+                no_math_closer = math is None
+                end = math.end() if math else None
+            if end is None:
+                pos = found.end()
+                continue
+            out += [line[kept:start], " " * (end - start)]
+            pos = kept = end
+        out.append(line[kept:])
+        return "".join(out)
+
+
+def _code_span_end(line: str, pos: int, length: int) -> int | None:
+    """Where a code span opened by `length` backticks ends: at a run of exactly as many."""
+    for run in _BACKTICKS.finditer(line, pos):
+        if len(run.group()) == length:
+            return run.end()
+    return None
+
+
+# region headings
+_HEADING = re.compile(r"[ ]{0,3}(#{1,6})(?:[ \t]|$)")
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+
+
+def find_headings(text: str, first_line: int = 1, masked: str | None = None) -> list[Heading]:
+    """The outline: every ATX heading (`## Text`) outside code, comments and math."""
+    headings = []
+    masked_lines = (masked if masked is not None else mask(text)).split("\n")
+    for number, (line, masked_line) in enumerate(zip(text.split("\n"), masked_lines, strict=True)):
+        found = _HEADING.match(masked_line)
+        if found:
+            title = _CLOSING_HASHES.sub("", line[found.end() :].strip())
+            headings.append(Heading(len(found.group(1)), title.strip(), first_line + number))
+    return headings
+
+
+def split_sections(text: str, first_line: int = 1, masked: str | None = None) -> list[Section]:
+    """The text cut at every heading; each section knows the headings above it."""
+    lines = text.split("\n")
+    starts = [(h, h.line - first_line) for h in find_headings(text, first_line, masked)]
+    if not starts or starts[0][1] > 0:
+        starts.insert(0, (None, 0))  # the text before the first heading
+    sections, path = [], []  # path: (level, heading) of the headings we are under
+    for (heading, start), (_, end) in zip(starts, starts[1:] + [(None, len(lines))], strict=True):
+        own = lines[start:end]
+        while own and not own[-1].strip():
+            own.pop()
+        if heading is None:
+            blank = next((n for n, line in enumerate(own) if line.strip()), len(own))
+            if own[blank:]:
+                sections.append(Section("", 0, [], first_line + blank, "\n".join(own[blank:])))
+            continue
+        while path and path[-1][0] >= heading.level:
+            path.pop()
+        path.append((heading.level, heading.text))
+        headings_above = [title for _, title in path]
+        sections.append(Section(heading.text, heading.level, headings_above, heading.line, "\n".join(own)))
+    return sections
+# endregion headings
+
+
+def section_text(text: str, subpath: str) -> str | None:
+    """The text under a heading, subsections included, heading line first; None if absent.
+
+    `subpath` is what follows "#" in a link: "Timing", or "Day 2#Timing" for the Timing
+    under Day 2. Headings compare without regard to case or repeated spaces.
+    """
+    wanted = [_heading_key(part) for part in subpath.split("#") if part.strip()]
+    headings = find_headings(text)
+    path = []  # (level, key) of the headings above the current one
+    for index, heading in enumerate(headings):
+        while path and path[-1][0] >= heading.level:
+            path.pop()
+        path.append((heading.level, _heading_key(heading.text)))
+        if wanted and _ends_with_chain([key for _, key in path], wanted):
+            later = (h.line for h in headings[index + 1 :] if h.level <= heading.level)
+            end = next(later, None)
+            lines = text.split("\n")[heading.line - 1 : None if end is None else end - 1]
+            return "\n".join(lines).rstrip()
+    return None
+
+
+def _heading_key(heading: str) -> str:
+    return " ".join(heading.split()).lower()
+
+
+def _ends_with_chain(path: list[str], wanted: list[str]) -> bool:
+    """True when the last heading is wanted[-1] and the others appear above it, in order."""
+    if path[-1] != wanted[-1]:
+        return False
+    above = iter(path[:-1])
+    return all(any(h == part for h in above) for part in wanted[:-1])
+
+
+# region chunks
+def chunk_sections(title: str, sections: list[Section], max_chars: int = 2000) -> list[Chunk]:
+    """Pieces of at most max_chars characters, each starting with "Title > H1 > H2".
+
+    A piece never spans two sections. A long section is cut between paragraphs; a
+    paragraph longer than a piece between lines; a line longer than that between words.
+    """
+    chunks = []
+    for section in sections:
+        # "# Focaccia" at the top of Focaccia.md says the title again: say it once.
+        trail = section.path[1:] if section.path[:1] == [title] else section.path
+        context = " > ".join([title] + trail)[: max_chars // 4]
+        budget = max(1, max_chars - len(context) - 2)
+        body = section.text.partition("\n")[2] if section.level else section.text
+        first = section.line + 1 if section.level else section.line
+        for line, piece in _pack(_paragraphs(body, first), budget, "\n\n"):
+            chunks.append(Chunk(f"{context}\n\n{piece}", trail, line))
+    return chunks
+# endregion chunks
+
+
+def _paragraphs(text: str, first_line: int) -> list[tuple[int, str]]:
+    """(line, text) of each run of non-blank lines."""
+    paragraphs, current = [], []
+    for number, line in enumerate(text.split("\n") + [""], first_line):
+        if line.strip():
+            current.append((number, line))
+        elif current:
+            paragraphs.append((current[0][0], "\n".join(text for _, text in current)))
+            current = []
+    return paragraphs
+
+
+def _pack(pieces: list[tuple[int, str]], budget: int, joiner: str) -> list[tuple[int, str]]:
+    """Join neighbouring pieces while they fit in budget; cut up those that never fit."""
+    packed, group, size = [], [], 0  # group: the pieces joined so far, size: their length
+
+    def flush():
+        if group:
+            packed.append((group[0][0], joiner.join(piece for _, piece in group)))
+
+    for line, piece in pieces:
+        if len(piece) > budget:
+            flush()
+            group, size = [], 0
+            packed.extend(_cut(line, piece, budget, joiner))
+        elif group and size + len(joiner) + len(piece) <= budget:
+            group.append((line, piece))
+            size += len(joiner) + len(piece)
+        else:
+            flush()
+            group, size = [(line, piece)], len(piece)
+    flush()
+    return packed
+
+
+def _cut(line: int, piece: str, budget: int, joiner: str) -> list[tuple[int, str]]:
+    if joiner == "\n\n":  # a paragraph: cut between its lines
+        return _pack(list(enumerate(piece.split("\n"), line)), budget, "\n")
+    parts, start = [], 0  # a single line: cut between words, anywhere when a word is too long
+    while len(piece) - start > budget:
+        space = piece.rfind(" ", start + budget // 2, start + budget + 1)
+        end = space if space > start else start + budget
+        parts.append((line, piece[start:end]))
+        start = _SPACES.match(piece, end).end()
+    return parts + ([(line, piece[start:])] if start < len(piece) else [])
+
+
+_SPACES = re.compile(" *")
+
+
+# region links
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
+_MARKDOWN_LINK = re.compile(
+    r"(!?)\[([^\[\]\n]*)\]\(\s*(<[^<>\n]*>|(?:[^()\s]|\([^()\s]*\))+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+)
+_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:|//")  # https:, mailto:, obsidian:, //host
+
+
+def find_links(text: str, first_line: int = 1, masked: str | None = None) -> list[Link]:
+    """Wikilinks, embeds and Markdown links to notes or files, in the order written.
+
+    External URLs are not vault links; nothing inside code, comments or math counts.
+    """
+    masked = masked if masked is not None else mask(text)
+    line_of = _line_finder(text, first_line)
+    links = []
+    for m in _WIKILINK.finditer(masked):
+        links.append((m.start(), _wikilink(m.group(1) == "!", text[m.start(2) : m.end(2)])))
+    for m in _MARKDOWN_LINK.finditer(_blank_wikilinks(masked)):
+        written = [text[m.start(n) : m.end(n)] for n in (1, 2, 3)]
+        links.append((m.start(), _markdown_link(*written)))
+    links = [(start, link) for start, link in links if link]
+    links.sort(key=lambda item: item[0])
+    for start, link in links:
+        link.line = line_of(start)
+    return [link for _, link in links]
+# endregion links
+
+
+def wikilinks_in(text: str) -> list[Link]:
+    """The [[links]] in a short text such as a property value; no code or comments there."""
+    links = (_wikilink(m.group(1) == "!", m.group(2)) for m in _WIKILINK.finditer(text))
+    return [link for link in links if link]
+
+
+# region wikilink
+def _wikilink(embed: bool, inside: str) -> Link | None:
+    """[[Folder/Note#Heading|shown text]] taken apart; None for [[]] and the like."""
+    destination, _, display = inside.partition("|")
+    destination = destination.rstrip("\\")  # [[Note\|text]]: the | escaped inside a table
+    target, _, subpath = destination.partition("#")
+    target, subpath = _drop_md(target.strip()), subpath.strip()
+    if not target and not subpath:
+        return None
+    return Link(target, subpath, display.strip(), embed=embed)
+# endregion wikilink
+
+
+def _markdown_link(bang: str, display: str, destination: str) -> Link | None:
+    """[text](Note%20Name.md#Heading) or [text](<Note Name.md>); None for external URLs."""
+    if destination.startswith("<"):
+        destination = destination[1:-1]
+    destination = destination.strip()
+    if not destination or _SCHEME.match(destination):
+        return None
+    target, _, subpath = destination.partition("#")
+    target, subpath = _drop_md(unquote(target)), unquote(subpath)
+    if not target and not subpath:
+        return None
+    return Link(target, subpath, display.strip(), embed=bang == "!", markdown=True)
+
+
+def _blank_wikilinks(text: str) -> str:
+    return _WIKILINK.sub(lambda m: " " * len(m.group()), text)
+
+
+def _drop_md(target: str) -> str:
+    """[[Note.md]] and [[Note]] are the same link."""
+    return target[:-3] if target.lower().endswith(".md") else target
+
+
+def _line_finder(text: str, first_line: int):
+    """A function from a position in text to its line number."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return lambda position: first_line + bisect_right(starts, position) - 1
+
+
+# region tags
+# A tag is made of letters of any script, digits, emoji, "_", "-" and "/": anything
+# but white space and punctuation (Unicode's general punctuation blocks included).
+_TAG_CHAR = r"[^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u206f\u2e00-\u2e7f]"
+_TAG = re.compile(rf"#({_TAG_CHAR}+(?:#{_TAG_CHAR}+)*)")
+_TAG_NAME = re.compile(rf"{_TAG_CHAR}+")
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def find_tags(text: str, first_line: int = 1, masked: str | None = None) -> list[Tag]:
+    """Every #tag in the text, in order, repeats included.
+
+    A tag starts the line or follows white space (so `a#b`, `(#b`, `\\#b` and URLs
+    like `x.com/#b` hold none); `#a#b` is two tags. Not in code, comments, math, or
+    the inside of a [[link]]; `# Heading` is a heading.
+    """
+    masked = _blank_wikilinks(masked if masked is not None else mask(text))
+    line_of = _line_finder(text, first_line)
+    tags = []
+    for match in _TAG.finditer(masked):
+        start = match.start()
+        if start > 0 and not text[start - 1].isspace():
+            continue
+        for name in match.group(1).split("#"):
+            if is_tag_name(name):
+                tags.append(Tag(name, line=line_of(start)))
+    return tags
+
+
+def is_tag_name(name: str) -> bool:
+    """Tag characters only, and not only digits: `y1984` is a tag name, `1984` is not."""
+    return bool(_TAG_NAME.fullmatch(name)) and not _DIGITS.fullmatch(name)
+# endregion tags
+
+
+def tag_with_parents(key: str) -> list[str]:
+    """A nested tag and the tags above it: "a/b/c" gives ["a", "a/b", "a/b/c"]."""
+    parts = [part for part in key.split("/") if part]
+    return ["/".join(parts[: n + 1]) for n in range(len(parts))]

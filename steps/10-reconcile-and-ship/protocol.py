@@ -1,0 +1,411 @@
+"""The protocol core: one JSON-RPC message in, at most one message out.
+
+It knows nothing about HTTP or stdio. A transport parses bytes into a message,
+decides its era, and calls Server.handle: with the client's Session for the
+handshake era (2025-11-25 and before), with None for the stateless era
+(2026-07-28), where every request stands alone.
+"""
+import json
+import logging
+from dataclasses import dataclass, field
+from functools import partial
+
+from resources import TEMPLATE, list_resources, read_resource
+from subscriptions import META_SUBSCRIPTION_ID, Hub, Listener
+from tools import TOOLS, Context, call_tool
+from vault import InvalidCursor, NoteNotFound, Vault, VaultError, path_to_uri, uri_to_path
+from vault_index import VaultIndex
+
+log = logging.getLogger("protocol")
+
+# region versions
+HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+BATCH_VERSIONS = ("2025-03-26",)  # the one revision whose servers must accept JSON-RPC batches
+STATELESS_VERSIONS = ("2026-07-28",)
+SUPPORTED_VERSIONS = STATELESS_VERSIONS + HANDSHAKE_VERSIONS
+
+# The keys a 2026-07-28 request and result carry in their _meta.
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+# endregion versions
+
+SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "1.0.0"}
+# region capabilities
+# The tools never change while the server runs; the notes do, and the watcher
+# sees it: a client may subscribe to a note, and hears when notes come or go.
+CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": True}}
+# endregion capabilities
+INSTRUCTIONS = (
+    "This server reads the user's Obsidian vault, a folder of Markdown notes. "
+    "search_vault finds the sections that answer a question; get_note reads a note, with its "
+    "properties, tags, links and headings, or just the section under one heading; get_backlinks "
+    "and related_notes show how notes connect; list_notes gives the notes' paths. create_note "
+    "saves a new note in the inbox, the one thing this server writes."
+)
+MAX_BATCH = 100  # messages in one batch; each may cost a tool call
+# 2026-07-28 lets a result say how long a client may cache it. The tools and the
+# template are the same for everyone for as long as the server runs; the notes are
+# the user's own, and may change at any moment.
+CACHE_HINTS = {
+    "server/discover": {"ttlMs": 300_000, "cacheScope": "public"},
+    "tools/list": {"ttlMs": 300_000, "cacheScope": "public"},
+    "resources/templates/list": {"ttlMs": 300_000, "cacheScope": "public"},
+    "resources/list": {"ttlMs": 0, "cacheScope": "private"},
+    "resources/read": {"ttlMs": 0, "cacheScope": "private"},
+}
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND = -32002  # 2025-11-25; 2026-07-28 uses INVALID_PARAMS instead
+HEADER_MISMATCH = -32020  # 2026-07-28, HTTP only: a routing header disagrees with the body
+UNSUPPORTED_VERSION = -32022  # 2026-07-28: data says which versions would work
+
+
+class ProtocolError(Exception):
+    """A failure the client must hear about, as a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data=None):
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+def error_response(request_id, code: int, message: str, data=None) -> dict:
+    error = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def parse_json(data: bytes):
+    """Bytes off the wire to a message; a PARSE_ERROR for anything that is not JSON."""
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=refuse_constant)
+    except RecursionError:  # the parser recurses once per [ or {
+        raise ProtocolError(PARSE_ERROR, "Parse error: the JSON is nested too deeply") from None
+    except ValueError:  # bad JSON, bytes that are not UTF-8, NaN or Infinity
+        raise ProtocolError(PARSE_ERROR, "Parse error: the message is not JSON") from None
+
+
+def refuse_constant(name: str):
+    # Python's json reads NaN, Infinity and -Infinity, which JSON does not have.
+    raise ValueError(f"{name} is not JSON")
+
+
+def kind_of(message) -> str:
+    """'request', 'notification' or 'response'; a ProtocolError for anything else."""
+    if isinstance(message, list):
+        raise ProtocolError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message at a time")
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise ProtocolError(INVALID_REQUEST, 'Expected a JSON-RPC 2.0 message: an object with "jsonrpc": "2.0"')
+    if "method" not in message:
+        if "id" in message and ("result" in message or "error" in message):
+            return "response"
+        raise ProtocolError(INVALID_REQUEST, 'A request needs a "method"; a response needs "result" or "error"')
+    if not isinstance(message["method"], str):
+        raise ProtocolError(INVALID_REQUEST, '"method" must be a string')
+    if "id" in message and not valid_id(message["id"]):
+        raise ProtocolError(INVALID_REQUEST, '"id" must be a string or an integer')
+    if not isinstance(message.get("params", {}), dict):
+        raise ProtocolError(INVALID_PARAMS, '"params" must be an object')
+    return "request" if "id" in message else "notification"
+
+
+def valid_id(value) -> bool:
+    # MCP forbids null ids; bool is excluded because Python counts it as an int.
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def is_stateless(message) -> bool:
+    """A 2026-07-28 request names its version in params._meta; a handshake-era
+    request never does (its _meta, if any, holds only a progressToken)."""
+    if not isinstance(message, dict):
+        return False
+    if message.get("method") == "server/discover":
+        return True  # a 2026-07-28 method: answer it in that era, even without _meta
+    params = message.get("params")
+    if not isinstance(params, dict) or "_meta" not in params:
+        return False
+    meta = params["_meta"]
+    return not isinstance(meta, dict) or META_VERSION in meta  # a broken _meta: the new era's error
+
+
+def id_of(message):
+    """The id to answer with: the request's own when it is valid, else null."""
+    if isinstance(message, dict) and valid_id(message.get("id")):
+        return message["id"]
+    return None
+
+
+@dataclass
+class Session:
+    """What the server remembers about one client between its messages."""
+
+    protocol_version: str | None = None  # agreed by initialize
+    initialized: bool = False  # the client has sent notifications/initialized
+    subscriptions: set[str] = field(default_factory=set)  # resource URIs, by resources/subscribe
+
+
+# region progress
+class Progress:
+    """Tells the client how far a long request has got, if it asked to be told.
+
+    A client asks by putting a progressToken in the request's params._meta; each
+    report is then a notifications/progress carrying that token, sent through
+    notify while the request runs. progress must grow with every report, so a
+    report that would not is dropped. Without a token, or without a transport
+    that can send while a request runs, reporting does nothing."""
+
+    def __init__(self, params: dict, notify=None):
+        meta = params.get("_meta")
+        self.token = meta.get("progressToken") if isinstance(meta, dict) else None
+        self.notify = notify if isinstance(self.token, (str, int)) and not isinstance(self.token, bool) else None
+        self.last = None
+
+    def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        if self.notify is None or (self.last is not None and done <= self.last):
+            return
+        self.last = done
+        params = {"progressToken": self.token, "progress": done}
+        if total is not None:
+            params["total"] = total
+        if message:
+            params["message"] = message
+        self.notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+# endregion progress
+
+
+class Server:
+    def __init__(self, vault: Vault, index: VaultIndex, inbox: str = "Inbox", hub: Hub | None = None):
+        self.vault, self.index, self.inbox = vault, index, inbox
+        self.hub = hub or Hub()  # the watcher tells it of changes; it tells the listeners
+
+    def handle(self, message, session: Session | None, notify=None) -> dict | None:
+        """Answer one message: a response, or None when nothing may be sent back.
+        session is None for a stateless (2026-07-28) message. notify, when the
+        transport can send messages while a request runs, sends one to the client."""
+        try:
+            kind = kind_of(message)
+            if kind == "notification" and session is not None:
+                self.on_notification(message, session)
+            if kind != "request":
+                return None
+            method, params = message["method"], message.get("params", {})
+            progress = Progress(params, notify)
+            if session is None:
+                result = self.on_stateless_request(method, params, progress)
+            else:
+                result = self.on_request(method, params, session, progress)
+            return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        except ProtocolError as error:
+            return error_response(id_of(message), error.code, error.message, error.data)
+        except Exception:
+            log.exception("failed to handle %r", message)
+            return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
+
+    def handle_batch(self, messages: list, session: Session) -> list[dict]:
+        """2025-03-26 let a client send an array of messages and get an array of
+        answers; 2025-06-18 took batches out again. So they are accepted only where
+        that revision was agreed, and never before the handshake."""
+        if session.protocol_version not in BATCH_VERSIONS:
+            raise ProtocolError(INVALID_REQUEST, "Batches are not supported: only a 2025-03-26 session may send them")
+        if not 0 < len(messages) <= MAX_BATCH:
+            raise ProtocolError(INVALID_REQUEST, f"A batch holds 1 to {MAX_BATCH} messages")
+        responses = [self.handle(message, session) for message in messages]
+        return [response for response in responses if response is not None]
+
+    def on_request(self, method: str, params: dict, session: Session, progress: "Progress") -> dict:
+        if method == "initialize":
+            return self.initialize(params, session)
+        if method == "ping":
+            return {}  # allowed at any time, even before the handshake
+        handler = {**self.methods(progress), **self.session_methods(session)}.get(method)
+        if handler is None:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        if not session.initialized:
+            raise ProtocolError(
+                INVALID_REQUEST, f"{method} before the handshake: send initialize, then notifications/initialized"
+            )
+        return handler(params)
+
+    # region subscribe
+    def session_methods(self, session: Session) -> dict:
+        """The handshake era's subscriptions belong to a session; 2026-07-28 has
+        subscriptions/listen instead (see open_subscription)."""
+        return {
+            "resources/subscribe": lambda params: self.subscribe(params, session.subscriptions.add),
+            "resources/unsubscribe": lambda params: self.subscribe(params, session.subscriptions.discard),
+        }
+
+    def subscribe(self, params: dict, change) -> dict:
+        change(self.note_uri(params.get("uri")))
+        return {}
+
+    def note_uri(self, uri) -> str:
+        """A note's URI as the watcher will name it: the spelling on disk, with .md.
+        The note must exist now; a URI outside the vault is refused like a read."""
+        if not isinstance(uri, str):
+            raise ProtocolError(INVALID_PARAMS, "params.uri must be a string, a note's vault:/// URI")
+        try:
+            relative, _ = self.vault.locate(uri_to_path(uri))  # judged like any path a model sends
+        except NoteNotFound as error:
+            raise ProtocolError(RESOURCE_NOT_FOUND, str(error), {"uri": uri}) from None
+        except VaultError as error:
+            raise ProtocolError(INVALID_PARAMS, str(error), {"uri": uri}) from None
+        return path_to_uri(relative)
+    # endregion subscribe
+
+    def on_notification(self, message: dict, session: Session) -> None:
+        if message["method"] == "notifications/initialized" and session.protocol_version:
+            session.initialized = True
+        # Anything else (cancelled, progress, unknown) needs no action from this server.
+
+    # region stateless
+    def on_stateless_request(self, method: str, params: dict, progress: "Progress") -> dict:
+        """2026-07-28: no handshake, no session; each request says who it is."""
+        check_meta(params.get("_meta"))
+        handler = {"server/discover": self.discover, **self.methods(progress)}.get(method)
+        if handler is None:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        try:
+            result = {"resultType": "complete", **handler(params), **CACHE_HINTS.get(method, {})}
+        except ProtocolError as error:
+            if error.code == RESOURCE_NOT_FOUND:  # this era has no code of its own for it
+                raise ProtocolError(INVALID_PARAMS, error.message, error.data) from None
+            raise
+        result.setdefault("_meta", {})[META_SERVER_INFO] = SERVER_INFO
+        return result
+
+    # region listen
+    def open_subscription(self, message: dict, send) -> Listener:
+        """2026-07-28 subscriptions/listen: acknowledge, then listen until the stream ends.
+
+        The acknowledgement goes out through send before the listener is added,
+        so no notification can overtake it. It repeats the part of the filter
+        this server honours: resources, not tools (they never change) nor
+        prompts (it has none). The request's id names the subscription."""
+        params = message.get("params", {})
+        check_meta(params.get("_meta"))
+        wanted = params.get("notifications")
+        if not isinstance(wanted, dict):
+            raise ProtocolError(INVALID_PARAMS, "subscriptions/listen needs params.notifications, an object")
+        uris = wanted.get("resourceSubscriptions", [])
+        if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
+            raise ProtocolError(INVALID_PARAMS, "notifications.resourceSubscriptions must be a list of URIs")
+        agreed = {}
+        if wanted.get("resourcesListChanged") is True:
+            agreed["resourcesListChanged"] = True
+        notes = sorted({uri for uri in map(self.existing_note_uri, uris) if uri})
+        if notes:  # a URI that names no note is left out of the acknowledgement
+            agreed["resourceSubscriptions"] = notes
+        listener = Listener(send, set(agreed.get("resourceSubscriptions", [])),
+                            agreed.get("resourcesListChanged", False), subscription_id=message["id"])
+        listener.deliver("notifications/subscriptions/acknowledged", {"notifications": agreed})
+        self.hub.add(listener)
+        return listener
+
+    def existing_note_uri(self, uri: str) -> str | None:
+        try:
+            return self.note_uri(uri)
+        except ProtocolError:
+            return None
+
+    def close_subscription(self, listener: Listener) -> dict:
+        """Stop listening; the response that tells the client its stream ended on purpose."""
+        self.hub.remove(listener)
+        meta = {META_SUBSCRIPTION_ID: listener.subscription_id, META_SERVER_INFO: SERVER_INFO}
+        return {"jsonrpc": "2.0", "id": listener.subscription_id, "result": {"resultType": "complete", "_meta": meta}}
+    # endregion listen
+
+    def discover(self, params: dict) -> dict:
+        return {
+            "supportedVersions": list(SUPPORTED_VERSIONS),
+            "capabilities": CAPABILITIES,
+            "instructions": INSTRUCTIONS,
+        }
+    # endregion stateless
+
+    def initialize(self, params: dict, session: Session) -> dict:
+        if session.protocol_version is not None:
+            raise ProtocolError(INVALID_REQUEST, "This session is already initialized")
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, str):
+            raise ProtocolError(INVALID_PARAMS, "initialize needs params.protocolVersion, a string")
+        if not isinstance(params.get("capabilities"), dict) or not isinstance(params.get("clientInfo"), dict):
+            raise ProtocolError(INVALID_PARAMS, "initialize needs params.capabilities and params.clientInfo, objects")
+        # The client's version if we speak it, else our newest: the client decides whether to go on.
+        session.protocol_version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0]
+        return {
+            "protocolVersion": session.protocol_version,
+            "capabilities": CAPABILITIES,
+            "serverInfo": SERVER_INFO,
+            "instructions": INSTRUCTIONS,
+        }
+
+    def methods(self, progress: "Progress") -> dict:
+        """The methods both eras share: each takes params and returns a result.
+        A tool call may take long, so it may also report progress."""
+        return {
+            "tools/list": self.list_tools,
+            "tools/call": partial(self.call_tool, progress=progress),
+            "resources/list": self.list_resources,
+            "resources/templates/list": self.list_templates,
+            "resources/read": self.read_resource,
+        }
+
+    def list_tools(self, params: dict) -> dict:
+        return {"tools": [tool.declaration() for tool in TOOLS.values()]}
+
+    def call_tool(self, params: dict, progress: Progress) -> dict:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise ProtocolError(INVALID_PARAMS, "tools/call needs params.name, a string")
+        if name not in TOOLS:
+            # The client should only call tools it was told about: a protocol error.
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
+        return call_tool(TOOLS[name], params.get("arguments"), Context(self.vault, self.index, self.inbox, progress))
+
+    def list_resources(self, params: dict) -> dict:
+        cursor = params.get("cursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise ProtocolError(INVALID_PARAMS, "params.cursor must be a string from nextCursor")
+        try:
+            return list_resources(self.vault, cursor)
+        except InvalidCursor as error:
+            raise ProtocolError(INVALID_PARAMS, str(error)) from None
+
+    def list_templates(self, params: dict) -> dict:
+        return {"resourceTemplates": [TEMPLATE]}
+
+    # region resource-methods
+    def read_resource(self, params: dict) -> dict:
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise ProtocolError(INVALID_PARAMS, "resources/read needs params.uri, a string")
+        try:
+            return read_resource(self.vault, uri)
+        except NoteNotFound as error:
+            raise ProtocolError(RESOURCE_NOT_FOUND, str(error), {"uri": uri}) from None
+        except VaultError as error:  # outside the vault, too large, not a note
+            raise ProtocolError(INVALID_PARAMS, str(error), {"uri": uri}) from None
+    # endregion resource-methods
+
+
+# region meta
+def check_meta(meta) -> None:
+    """A stateless request must name its version and the client's capabilities."""
+    if not (isinstance(meta, dict) and isinstance(meta.get(META_VERSION), str)
+            and isinstance(meta.get(META_CAPABILITIES), dict)):
+        raise ProtocolError(
+            INVALID_PARAMS, f"params._meta needs {META_VERSION!r} (a string) and {META_CAPABILITIES!r} (an object)"
+        )
+    requested = meta[META_VERSION]
+    if requested not in STATELESS_VERSIONS:
+        reason = f"Unsupported protocol version {requested!r}"
+        if requested in HANDSHAKE_VERSIONS:
+            reason = f"{requested} is a handshake-era version: send initialize (without _meta) to use it"
+        raise ProtocolError(UNSUPPORTED_VERSION, reason, {"supported": list(SUPPORTED_VERSIONS), "requested": requested})
+# endregion meta

@@ -1,0 +1,160 @@
+"""Search: vector similarity and BM25, fused, one result per note, each with a snippet.
+
+    search(index, embedder, "how often to feed a starter", limit=5, tag="bread")
+
+Three modes. "semantic" ranks chunks by cosine similarity to the query's vector
+(index.nearest); "keyword" ranks them by BM25 (keyword_index.py); "hybrid", the
+default, ranks both ways and fuses the two rankings by weighted reciprocal-rank
+fusion: a chunk scores sum(weight / (RRF_K + rank)) over the rankings it is in.
+Ranks, not raw scores, because a cosine and a BM25 score are on unrelated scales.
+The weights depend on the embedder that made the index: with the offline one,
+whose vectors know words but not meaning, both rankings count alike, and hybrid
+finds more than either alone; a real model's ranking counts more than the words'.
+
+A note has many chunks, and a model wants notes, so search asks for more chunks
+than it needs, keeps the best chunk of each note, and asks again for more if too
+few notes came back.
+"""
+import heapq
+from dataclasses import dataclass
+from operator import itemgetter
+
+from keyword_index import matches, tokenize
+
+MODES = ("hybrid", "semantic", "keyword")  # the first is the default
+# Chosen with `make eval` (tests/eval.py): 42 questions about the sample vault, 30 of
+# them paraphrases that avoid the words of the note that answers them. On those 30,
+# recall@5 / MRR@5 with the offline embedder: keyword 0.30/0.21, semantic 0.37/0.17,
+# hybrid 0.37/0.18 with RRF_K 60 and equal weights, 0.43/0.22 with RRF_K 1 (all 42:
+# 0.57/0.38, against keyword 0.48/0.38 and semantic 0.50/0.34).
+#
+# RRF_K: each ranking holds about 20 chunks, and with the customary 60 their scores
+# only run from 1/61 to 1/80. Being in both lists then decides, and chunks that share
+# a common word with the question beat the chunk one ranking puts first. With 1, the
+# top of each ranking counts most: 1/2, 1/3, 1/4...
+#
+# WEIGHTS, by the embedder that made the index. The hasher's "meaning" is words too,
+# so neither ranking deserves more. A real model (Ollama) understands a paraphrase
+# that BM25 can only match by common words, and equal weights let those matches pull
+# it down. Without Ollama to measure, `python3 tests/eval.py --what-if` puts the
+# right note at rank 1 to 5 of the semantic ranking of each paraphrase (150 cases),
+# fuses that with the real keyword ranking, and counts how often fusion ranks it
+# lower / out of the top 5: equal weights 105 / 47 (RRF_K 60: 91 / 62), semantic 4
+# to keyword 1: 14 / 4, semantic 8: 3 / 0. So 8: the model's first two chunks keep
+# their places (8/2 beats 8/3 + 1/2, and 8/3 beats 8/4 + 1/2), and where it ranks a
+# word question's answer 6th to 10th, the words still bring it into the top 5 in 42
+# of 60 cases (55 with equal weights). `make eval` measures Ollama wherever it runs.
+RRF_K = 1
+WEIGHTS = {  # how much each ranking counts in hybrid mode
+    "hash": {"semantic": 1.0, "keyword": 1.0},  # the offline hashing embedder
+    "model": {"semantic": 8.0, "keyword": 1.0},  # a real embedding model: Ollama's
+}
+
+
+def hybrid_weights(embedder_name: str) -> dict[str, float]:
+    """The WEIGHTS for an index made by this embedder ("hash-512", "ollama/nomic-embed-text")."""
+    return WEIGHTS["hash" if embedder_name.startswith("hash-") else "model"]
+
+
+CHUNKS_PER_NOTE = 4  # first guess at how many chunks to fetch per note wanted
+SNIPPET_LENGTH = 200  # characters
+
+
+@dataclass
+class Hit:
+    path: str
+    heading_path: list[str]
+    score: float  # hybrid: fused rank score; semantic: cosine; keyword: BM25
+    snippet: str
+    semantic: float | None = None  # the chunk's cosine similarity, when it was among the semantic results
+    keyword: float | None = None  # its BM25 score, when it was among the keyword results
+
+
+def search(index, embedder, query: str, limit: int = 5, folder: str | None = None,
+           tag: str | None = None, mode: str = "hybrid") -> list[Hit]:
+    """The `limit` notes that best match `query`, each as its best chunk, best first.
+
+    folder: only notes in that folder or below it. tag: only chunks with that tag or
+    a tag nested under it ("bread" matches "bread/sourdough"). `embedder` may be None
+    in keyword mode."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if limit < 1:
+        return []
+    terms = list(dict.fromkeys(tokenize(query)))  # each term once, in order
+    query_vector = embedder.embed_query(query) if mode != "keyword" else None
+    with index.lock:  # no update may reuse a row between ranking and reading it
+        rows = index.rows_matching(folder, tag)
+        wanted = limit * CHUNKS_PER_NOTE
+        while True:
+            ranked, exhausted = rank_chunks(index, query_vector, terms, wanted, rows, mode)
+            best = best_chunk_per_note(index, ranked)
+            if len(best) >= limit or exhausted:
+                break
+            wanted *= 4  # many chunks came from the same few notes: look further down
+        return [make_hit(index.chunks[row], score, terms, mode) for row, score in best[:limit]]
+
+
+def rank_chunks(index, query_vector, terms, wanted: int, rows, mode: str):
+    """Up to `wanted` chunks as [(row, (score, cosine, bm25))], best first, and
+    whether that is all there is to find."""
+    semantic, keyword = {}, {}
+    if mode != "keyword":
+        semantic = {row: cosine for cosine, row in index.nearest(query_vector, wanted, rows)}
+    if mode != "semantic" and terms:
+        scores = index.keywords().scores(terms, rows)
+        keyword = dict(heapq.nlargest(wanted, scores.items(), key=itemgetter(1)))
+    exhausted = len(semantic) < wanted and len(keyword) < wanted
+    if mode == "semantic":
+        fused = semantic
+    elif mode == "keyword":
+        fused = keyword
+    else:
+        rankings = {"semantic": list(semantic), "keyword": list(keyword)}
+        fused = reciprocal_rank_fusion(rankings, hybrid_weights(index.embedder_name), RRF_K)
+    # Ties go by chunk id, so the order does not depend on where chunks sit in memory.
+    ranked = sorted(fused.items(), key=lambda item: (-item[1], index.chunks[item[0]].id))
+    return [(row, (score, semantic.get(row), keyword.get(row))) for row, score in ranked], exhausted
+
+
+def reciprocal_rank_fusion(rankings: dict[str, list], weights: dict[str, float], k: int = RRF_K) -> dict:
+    """Fuse rankings (lists of items, best first) into {item: score}, higher is better."""
+    fused: dict = {}
+    for name, ranking in rankings.items():
+        for rank, item in enumerate(ranking, 1):
+            fused[item] = fused.get(item, 0.0) + weights[name] / (k + rank)
+    return fused
+
+
+def best_chunk_per_note(index, ranked) -> list:
+    """The first (best) chunk of each note in `ranked`, in order."""
+    seen, best = set(), []
+    for row, scores in ranked:
+        path = index.chunks[row].path
+        if path not in seen:
+            seen.add(path)
+            best.append((row, scores))
+    return best
+
+
+def make_hit(chunk, scores, terms, mode: str) -> Hit:
+    score, cosine, bm25 = scores
+    words = terms if mode != "semantic" else ()
+    return Hit(chunk.path, chunk.heading_path, round(score, 6), snippet(chunk.text, words), cosine, bm25)
+
+
+def snippet(text: str, terms, length: int = SNIPPET_LENGTH) -> str:
+    """About `length` characters of text: around the most query terms close
+    together, or from the start when none occur."""
+    start = 0
+    found = matches(text, set(terms))[:100]  # enough to choose from, and the choice below is quadratic
+    if found:
+        best = max(found, key=lambda match: len({term for s, _, term in found if match[0] <= s < match[0] + length}))
+        start = max(0, best[0] - length // 5)  # a little context before the first matched word
+        while start > 0 and not text[start - 1].isspace():  # do not start inside a word
+            start -= 1
+    end = min(len(text), start + length)
+    while end < len(text) and not text[end].isspace():  # nor end inside one
+        end += 1
+    piece = " ".join(text[start:end].split())
+    return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")

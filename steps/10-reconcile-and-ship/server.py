@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Step 10, the finished server: an Obsidian vault over MCP, by stdio or HTTP.
+
+protocol.py is the core and knows no transport; http_transport.py and
+stdio_transport.py carry it; tools.py and resources.py offer the vault's notes
+through vault.py, the one place a path becomes a file; vault_index.py keeps the
+search index (index.py stores it, search.py ranks it, keyword_index.py scores
+words) fed with notes cut by notes.py and embedded by embeddings.py; links.py
+resolves links as Obsidian does; inbox.py is the one place that writes a note.
+At startup reconcile.py brings the stored index up to date with what changed
+while the server was off; then watcher.py feeds it each changed note, and
+subscriptions.py tells the clients that asked.
+"""
+# region python-version
+# First, before any import: a client may start this file with whatever `python3` it
+# finds, and an old one would fail further down with a puzzling SyntaxError or ImportError.
+import sys
+
+if sys.version_info < (3, 11):
+    sys.exit("vault-mcp needs Python 3.11 or newer, and %s is %s; give the client the full path "
+             "of a newer python3" % (sys.executable, sys.version.split()[0]))
+# endregion python-version
+
+import argparse
+import errno
+import logging
+import os
+import signal
+from pathlib import Path
+
+from embeddings import KINDS, make_embedder
+from http_transport import McpHttpServer
+from index import default_index_dir
+from limits import Limits
+from ollama_client import DEFAULT_MODEL, OllamaError
+from protocol import SERVER_INFO, Server
+from stdio_transport import serve_stdio
+from subscriptions import Hub
+from vault import Vault
+from vault_index import VaultIndex
+from watcher import Watcher
+
+log = logging.getLogger("server")
+SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "sample-vault"
+
+
+def main():
+    args = parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")  # stderr
+    try:
+        vault = Vault(args.vault)
+    except OSError as error:
+        sys.exit(f"Cannot open the vault {args.vault}: {error.strerror or error}. Give a folder with --vault or VAULT_MCP_VAULT.")
+    log.info("vault: %s", vault.root)
+    try:
+        embedder, line = make_embedder(args.embedder, model=args.model)
+    except OllamaError as error:
+        sys.exit(f"--embedder ollama: {error}")
+    log.info("%s", line)
+    try:
+        index = VaultIndex(vault, embedder, default_index_dir(vault.root, args.index_dir))
+    except ValueError as error:  # an index folder inside the vault would show among its notes
+        sys.exit(f"--index-dir: {error}")
+    log.info("index: %s", index.directory)
+    hub = Hub()
+    watcher = watch(vault, index, hub, args)  # first: its snapshot comes before the index reads a note
+    index.start(rebuild=args.reindex)  # in its own thread: the server answers meanwhile
+    # SIGTERM (a service manager, a test) ends the server the way Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        if args.stdio:
+            serve_stdio(Server(vault, index, args.inbox, hub))
+        else:
+            serve_http(args, Server(vault, index, args.inbox, hub))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        shut_down(watcher, hub)
+
+
+# region watch
+def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
+    """A watcher that feeds each changed note to the index and tells the hub.
+
+    It starts before reconcile (or a build) lists a note: its first snapshot comes
+    first, so a note written meanwhile (by create_note, say) is a change the watcher
+    sees, never one that falls between the two. Its jobs wait for the index to be
+    ready, then refresh_note embeds a note only if its chunks changed
+    (VaultIndex.update_note)."""
+    watcher = Watcher(vault, on_index=index.update_note, on_remove=index.remove_note,
+                      on_note_changed=hub.note_changed, on_list_changed=hub.list_changed,
+                      poll_interval=args.watch_interval, debounce=args.debounce)
+    watcher.start()
+    log.info("watching the vault every %g s (debounce %g s)", args.watch_interval, args.debounce)
+    return watcher
+
+
+def shut_down(watcher: Watcher, hub: Hub) -> None:
+    """Let the job in hand finish, so no note's index file is left half written,
+    and end every open stream, so clients see an end rather than a cut."""
+    watcher.stop()
+    hub.close()
+    log.info("stopped")
+# endregion watch
+
+
+def serve_http(args, core: Server):
+    limits = Limits(
+        max_connections=args.max_connections,
+        request_seconds=args.request_timeout,
+        max_sessions=args.max_sessions,
+        session_idle_seconds=args.session_timeout,
+    )
+    try:
+        http_server = McpHttpServer(args.host, args.port, core, limits)
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        sys.exit(f"Port {args.port} is in use: stop the server running there (Ctrl-C in its terminal) "
+                 f"or choose another port with --port.")
+    log.info("listening on http://%s:%d/mcp", args.host, http_server.server_port)
+    try:
+        http_server.serve_forever()
+    finally:
+        http_server.server_close()  # the port is free again at once
+
+
+# region options
+ENV_PREFIX = "VAULT_MCP_"
+NOT_FROM_ENV = {"stdio", "reindex"}  # chosen at each start by whoever starts the server
+
+EPILOG = """\
+every option but --stdio and --reindex may also come from the environment variable
+in brackets; a flag given on the command line wins over its variable.
+
+examples:
+  %(prog)s --vault ~/Notes                 HTTP on http://127.0.0.1:3000/mcp
+  %(prog)s --vault ~/Notes --stdio         for a client that starts the server itself
+  VAULT_MCP_EMBEDDER=hash %(prog)s         the sample vault, without Ollama
+
+The index lives in your cache folder, never in the vault (--index-dir to choose).
+Logs go to stderr; over --stdio, stdout carries the protocol and nothing else."""
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"{SERVER_INFO['name']} {SERVER_INFO['version']}")
+    option = OptionMaker(parser)
+    notes = parser.add_argument_group("the vault")
+    option(notes, "--vault", Path, SAMPLE_VAULT, "the Obsidian vault, a folder of notes",
+           show_default="the sample vault", metavar="FOLDER")
+    option(notes, "--inbox", str, "Inbox", "the folder of the vault where create_note writes", metavar="FOLDER")
+    connect = parser.add_argument_group("how clients connect")
+    connect.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")
+    option(connect, "--host", str, "127.0.0.1", "address to bind for HTTP")
+    option(connect, "--port", int, 3000, "port for HTTP, 0 for any free one")
+    search = parser.add_argument_group("search")
+    option(search, "--embedder", str, "auto", "auto: Ollama if it answers, else offline hashing", choices=KINDS)
+    option(search, "--model", str, DEFAULT_MODEL, "the Ollama model")
+    option(search, "--index-dir", Path, None, "where the index is kept",
+           show_default="a folder of your cache", metavar="FOLDER")
+    search.add_argument("--reindex", action="store_true", help="build the index anew at startup")
+    watching = parser.add_argument_group("watching the vault")
+    option(watching, "--watch-interval", float, 1.0, "how often the vault is scanned for changes", metavar="SECONDS")
+    option(watching, "--debounce", float, 2.0, "a note is indexed once it has been quiet this long", metavar="SECONDS")
+    limits = parser.add_argument_group("limits (HTTP)")
+    default = Limits()
+    option(limits, "--max-connections", int, default.max_connections,
+           "connections served at once; more get 503", metavar="N")
+    option(limits, "--request-timeout", float, default.request_seconds,
+           "to send a whole request, or to stay idle between two", metavar="SECONDS")
+    option(limits, "--max-sessions", int, default.max_sessions,
+           "sessions kept; the least recently used makes way", metavar="N")
+    option(limits, "--session-timeout", float, default.session_idle_seconds,
+           "an idle session expires after this", metavar="SECONDS")
+    return parser.parse_args(argv)
+
+
+class OptionMaker:
+    """Adds an option whose default comes from its environment variable when that is
+    set: --watch-interval reads VAULT_MCP_WATCH_INTERVAL. The help names the variable."""
+
+    def __init__(self, parser: argparse.ArgumentParser):
+        self.parser = parser
+
+    def __call__(self, group, flag: str, kind, default, help: str, show_default=None, choices=None, **more):
+        variable = env_variable(flag)
+        value = os.environ.get(variable, "")
+        if value:  # an empty variable counts as unset, as in most shells' habits
+            default = self.convert(variable, value, kind, choices)
+        shown = show_default if show_default is not None and not value else "%(default)s"
+        group.add_argument(flag, type=kind, default=default, choices=choices,
+                           help=f"{help} [{variable}] (default: {shown})", **more)
+
+    def convert(self, variable: str, value: str, kind, choices):
+        """The variable's value as the option takes it; a wrong one stops the server with one line."""
+        try:
+            converted = kind(value)
+        except ValueError:
+            sys.exit(f"{self.parser.prog}: {variable}={value!r} is not {KIND_NAMES.get(kind, 'valid')}")
+        if choices and converted not in choices:
+            sys.exit(f"{self.parser.prog}: {variable}={value!r} is not one of {', '.join(choices)}")
+        return converted
+
+
+KIND_NAMES = {int: "a whole number", float: "a number"}
+
+
+def env_variable(flag: str) -> str:
+    """--index-dir -> VAULT_MCP_INDEX_DIR"""
+    return ENV_PREFIX + flag.lstrip("-").replace("-", "_").upper()
+# endregion options
+
+if __name__ == "__main__":
+    main()

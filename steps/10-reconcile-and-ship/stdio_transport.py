@@ -1,0 +1,114 @@
+"""stdio around the protocol core: one JSON message per line on stdin and stdout.
+
+The client starts the server as a subprocess, so the process is the session. stdout
+carries protocol messages and nothing else: one stray print() and the client reads
+garbage. Logs go to stderr.
+"""
+import json
+import logging
+import sys
+import threading
+
+from protocol import INVALID_REQUEST, ProtocolError, Server, Session, error_response, is_stateless, parse_json
+from subscriptions import Listener
+
+log = logging.getLogger("stdio")
+
+MAX_LINE = 4 * 1024 * 1024  # bytes, as for an HTTP body; every byte of a line counts but its final \n
+LISTEN = "subscriptions/listen"
+
+
+# region stdio
+def serve_stdio(core: Server, stdin=sys.stdin.buffer, stdout=sys.stdout) -> None:
+    """Answer messages until stdin closes (the client has gone), then return.
+
+    It reads bytes, so that an overlong line and bytes that are not UTF-8 can be
+    refused cleanly, and writes text: json.dumps produces plain ASCII."""
+    session = Session()  # for the handshake era; 2026-07-28 requests use none
+    out = Lines(stdout)
+    # The session hears of changes once its handshake is done (a 2026-07-28 client
+    # never does one: it asks with subscriptions/listen instead).
+    watching = Listener(lambda message: session.initialized and out.write(message), session.subscriptions, True)
+    listening: dict = {}  # subscriptions/listen request id -> its Listener
+    core.hub.add(watching)
+    try:
+        while line := stdin.readline(MAX_LINE + 1):
+            # A long request may send notifications (progress) before its answer:
+            # on stdio they are lines like any other.
+            response = answer_line(core, session, stdin, line, out, listening)
+            if response is not None:
+                out.write(response)
+    except BrokenPipeError:  # the client closed our stdout: nobody is listening
+        log.info("stdout closed; exiting")
+        return
+    finally:
+        for listener in [watching, *listening.values()]:
+            core.hub.remove(listener)
+    log.info("stdin closed; exiting")
+# endregion stdio
+
+
+# region lines
+class Lines:
+    """stdout, one message a line. Three threads write here: the request loop, the
+    watcher's poller and its worker. Without the lock two messages written at
+    once could interleave, and the client would read two broken lines."""
+
+    def __init__(self, stdout):
+        self.stdout, self.lock = stdout, threading.Lock()
+
+    def write(self, message: dict | list) -> None:
+        # json.dumps escapes newlines inside strings, so a message is always one line.
+        line = json.dumps(message) + "\n"
+        with self.lock:
+            self.stdout.write(line)
+            self.stdout.flush()
+# endregion lines
+
+
+def answer_line(core: Server, session: Session, stdin, line: bytes, out: Lines, listening: dict):
+    """The response to one line, if any; subscriptions/listen and its cancelling are answered here."""
+    if len(line) > MAX_LINE and not line.endswith(b"\n"):  # only part of the line was read
+        skip_rest_of_line(stdin, line)
+        return error_response(None, INVALID_REQUEST, f"Message over {MAX_LINE} bytes")
+    if not line.strip():
+        return None
+    try:
+        message = parse_json(line)
+        if isinstance(message, list):
+            return core.handle_batch(message, session) or None
+    except ProtocolError as error:
+        return error_response(None, error.code, error.message)
+    stop_listening(core, message, listening)  # a notification: it may carry no _meta, so no era
+    if not is_stateless(message):
+        return core.handle(message, session, notify=out.write)
+    if isinstance(message, dict) and message.get("method") == LISTEN and "id" in message:
+        return listen(core, message, out, listening)
+    return core.handle(message, None, notify=out.write)
+
+
+# region stdio-listen
+def listen(core: Server, message: dict, out: Lines, listening: dict) -> dict | None:
+    """2026-07-28: a subscription is a request answered only when it ends. On stdio
+    it ends when the client cancels it, or when the process ends."""
+    try:
+        listening[message["id"]] = core.open_subscription(message, out.write)
+    except ProtocolError as error:
+        return error_response(message["id"], error.code, error.message, error.data)
+    return None  # the acknowledgement is on its way; the answer comes at the end
+
+
+def stop_listening(core: Server, message, listening: dict) -> None:
+    """notifications/cancelled naming a subscriptions/listen request ends that subscription."""
+    if not (isinstance(message, dict) and message.get("method") == "notifications/cancelled"):
+        return
+    params = message.get("params")
+    request_id = params.get("requestId") if isinstance(params, dict) else None
+    if isinstance(request_id, (str, int)) and request_id in listening:
+        core.close_subscription(listening.pop(request_id))  # cancelled: no answer is sent
+# endregion stdio-listen
+
+
+def skip_rest_of_line(stdin, line: bytes) -> None:
+    while line and not line.endswith(b"\n"):
+        line = stdin.readline(MAX_LINE)

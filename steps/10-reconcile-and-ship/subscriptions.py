@@ -1,0 +1,90 @@
+"""Who wants to hear of changes to the vault, and telling them.
+
+Until step 9 the server spoke only when asked. Now the vault changes under it,
+and a client may want to know: that a note it subscribed to changed
+(notifications/resources/updated), or that notes came or went
+(notifications/resources/list_changed). The watcher calls Hub.note_changed and
+Hub.list_changed; the Hub passes each change to the listeners that asked for it.
+
+A Listener is one channel to one client: a handshake-era session's GET stream
+or its stdio, or one 2026-07-28 subscriptions/listen stream. It knows nothing of
+HTTP or stdio: it calls the `send` function its transport gave it. This module
+knows nothing of the watcher either; the watcher's thread and the worker's call
+in, the transports' threads add and remove listeners, hence the lock.
+"""
+import logging
+import threading
+
+from vault import path_to_uri
+
+log = logging.getLogger("subscriptions")
+
+META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"  # 2026-07-28
+
+
+# region listener
+class Listener:
+    """One client's channel for notifications, and what it asked to hear.
+
+    uris is the set of resource URIs it subscribed to; a handshake-era session
+    shares its own set, so resources/subscribe takes effect on a stream already
+    open. subscription_id is the id of a 2026-07-28 subscriptions/listen request:
+    every message on that stream carries it in _meta."""
+
+    def __init__(self, send, uris: set[str], list_changed: bool, subscription_id=None):
+        self.send, self.uris, self.list_changed = send, uris, list_changed
+        self.subscription_id = subscription_id
+        self.on_close = None  # the transport's: ends its stream when the server stops
+
+    def deliver(self, method: str, params: dict) -> None:
+        if self.subscription_id is not None:
+            params = {"_meta": {META_SUBSCRIPTION_ID: self.subscription_id}, **params}
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+# endregion listener
+
+
+# region hub
+class Hub:
+    def __init__(self):
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    def add(self, listener: Listener) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+    def remove(self, listener: Listener) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def note_changed(self, path: str) -> None:
+        """From the watcher's worker, once the note's new text is in the index."""
+        uri = path_to_uri(path)
+        for listener in self._current():
+            if uri in listener.uris:
+                self._tell(listener, "notifications/resources/updated", {"uri": uri})
+
+    def list_changed(self) -> None:
+        """From the watcher's poller, when notes appeared, vanished or were renamed."""
+        for listener in self._current():
+            if listener.list_changed:
+                self._tell(listener, "notifications/resources/list_changed", {})
+
+    def close(self) -> None:
+        """The server stops: every stream is told to end."""
+        for listener in self._current():
+            self.remove(listener)
+            if listener.on_close:
+                listener.on_close()
+
+    def _current(self) -> list[Listener]:
+        with self._lock:  # a copy: a listener may go while we send to the others
+            return list(self._listeners)
+
+    def _tell(self, listener: Listener, method: str, params: dict) -> None:
+        try:
+            listener.deliver(method, params)
+        except (OSError, ValueError):  # the client went away; its transport removes it
+            log.info("a listener has gone; %s not delivered", method)
+# endregion hub

@@ -1,0 +1,445 @@
+"""The tools this server offers: each declared once, as data, and run by a function.
+
+A declaration is what the model reads before it calls a tool: a name, a title, a
+description written for the model, the JSON Schema of its arguments and of its
+result, and hints about what it does. call_tool checks the arguments against the
+schema before the tool runs, so a tool function only ever sees arguments that fit.
+Every failure a model can fix (a bad argument, a path outside the vault, a missing
+note) comes back as a result with isError: true, in words it can act on.
+"""
+import json
+import logging
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from markdown import Link
+from notes import parse_note
+from resources import title_of
+from schema import check_schema, defaults, validate
+from inbox import create_note
+from related import related_notes
+from vault import Vault, VaultError, page, path_to_uri
+from vault_index import NotReady, VaultIndex
+
+log = logging.getLogger("tools")
+
+# These tools only read, and reading twice gives the same answer: a client may run
+# them without asking the user first. They touch nothing outside the vault.
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+
+
+@dataclass
+class Context:
+    """What a tool may use: the vault, its indexes, the inbox folder, and a way to
+    tell the client how far a long call has got (progress(done, total, message))."""
+
+    vault: Vault
+    index: VaultIndex
+    inbox: str  # the one folder create_note writes into
+    progress: Callable = lambda done, total=None, message=None: None
+
+
+@dataclass
+class Tool:
+    name: str
+    title: str
+    description: str
+    input_schema: dict
+    output_schema: dict
+    run: Callable[[Context, dict], dict]  # (context, arguments) -> structured result
+    annotations: dict
+
+    def __post_init__(self):
+        check_schema(self.input_schema, f"{self.name} input")  # a broken declaration fails at import
+
+    def declaration(self) -> dict:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "annotations": {"title": self.title, **self.annotations},
+        }
+
+
+# region toolkit
+def call_tool(tool: Tool, arguments, context: Context) -> dict:
+    """Validate, run, and wrap the result; whatever goes wrong becomes a result the model can read."""
+    if arguments is None:
+        arguments = {}  # a client may leave arguments out for a tool that needs none
+    problems = validate(tool.input_schema, arguments)
+    if problems:
+        return error_result(f"Invalid arguments for {tool.name}: " + "; ".join(problems))
+    try:
+        data = tool.run(context, defaults(tool.input_schema) | arguments)
+    except (VaultError, NotReady) as error:
+        return error_result(str(error))
+    except Exception:
+        log.exception("tool %s failed", tool.name)
+        return error_result(f"The tool {tool.name} failed unexpectedly; the server log has details.")
+    # The same data twice: structured for clients that read the output schema, and
+    # as JSON text for those that only show text to the model.
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return {"content": [{"type": "text", "text": text}], "structuredContent": data, "isError": False}
+
+
+def error_result(text: str) -> dict:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+# endregion toolkit
+
+
+def list_notes(context: Context, arguments: dict) -> dict:
+    folder = arguments.get("folder")
+    names, next_cursor = page(context.vault.list_notes(folder), arguments.get("cursor"), arguments["limit"])
+    result = {"notes": names}
+    if next_cursor:
+        result["nextCursor"] = next_cursor
+    return result
+
+
+LIST_NOTES = Tool(
+    name="list_notes",
+    title="List notes",
+    description=(
+        "List the notes (Markdown files) of the user's Obsidian vault, as paths relative to the "
+        "vault, sorted by name, one page at a time. Give `folder` to list only the notes under "
+        "that folder. When the result has `nextCursor`, pass it as `cursor` to get the next page. "
+        "Read a note with get_note."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "folder": {"type": "string", "description": 'A folder of the vault, e.g. "Bread"; omit for all.'},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50,
+                      "description": "Paths per page."},
+            "cursor": {"type": "string", "description": "nextCursor from the previous page."},
+        },
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "notes": {"type": "array", "items": {"type": "string"}},
+            "nextCursor": {"type": "string"},
+        },
+        "required": ["notes"],
+    },
+    run=list_notes,
+    annotations=READ_ONLY,
+)
+
+
+# region get-note
+def get_note(context: Context, arguments: dict) -> dict:
+    path, text = context.vault.read_note(arguments["path"])
+    note = parse_note(title_of(path), text)
+    result = {
+        "path": path,
+        "title": note.title,
+        "frontmatter": json_ready(note.frontmatter),
+        "tags": [tag.name for tag in note.tags],
+        "aliases": note.aliases,
+        "links": [link_data(link) for link in note.links],
+        "outline": [{"level": h.level, "heading": h.text, "line": h.line} for h in note.outline],
+        "text": note.body,
+    }
+    if note.frontmatter_error:  # the model should know the properties it sees may be missing
+        result["frontmatterError"] = note.frontmatter_error
+    heading = arguments.get("heading")
+    if heading is not None:
+        section = note.section(heading)
+        if section is None:
+            headings = ", ".join(json.dumps(h.text, ensure_ascii=False) for h in note.outline) or "none"
+            raise VaultError(f"{path} has no heading {json.dumps(heading, ensure_ascii=False)}; its headings: {headings}")
+        result["heading"], result["text"] = heading, section
+    return result
+
+
+def link_data(link: Link) -> dict:
+    data = {"target": link.target, "line": link.line, "embed": link.embed}
+    for key, value in (("subpath", link.subpath), ("display", link.display), ("property", link.from_property)):
+        if value:
+            data[key] = value
+    return data
+
+
+def json_ready(value):
+    """Properties as JSON can carry them: YAML's .inf and .nan have no JSON spelling."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: json_ready(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_ready(item) for item in value]
+    return value
+
+
+LINK_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "target": {"type": "string", "description": 'the note or file linked to, as written; "" for this note'},
+        "subpath": {"type": "string", "description": "a heading (H1#H2) or block (^id) inside the target"},
+        "display": {"type": "string"},
+        "embed": {"type": "boolean"},
+        "line": {"type": "integer"},
+        "property": {"type": "string", "description": "the property it was found in, if not in the body"},
+    },
+    "required": ["target", "line", "embed"],
+}
+
+GET_NOTE = Tool(
+    name="get_note",
+    title="Read a note",
+    description=(
+        "Read one note of the user's Obsidian vault. Returns its properties (frontmatter), tags, "
+        "aliases, outgoing links, outline of headings, and its Markdown text without the "
+        'properties. `path` is relative to the vault, e.g. "Bread/Focaccia.md" (".md" may be left '
+        'out), as list_notes gives it. Give `heading` (e.g. "Shaping", or "Day 2#Timing" for a '
+        "heading under another) to get only that section's text. A path that leaves the vault is "
+        "refused."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": 1024,
+                     "description": 'The note\'s path in the vault, e.g. "Bread/Focaccia.md".'},
+            "heading": {"type": "string", "minLength": 1, "maxLength": 1024,
+                        "description": "Only the section under this heading, as the outline shows it."},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "title": {"type": "string"},
+            "frontmatter": {"type": "object"},
+            "frontmatterError": {"type": "string", "description": "why the properties could not be read"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "aliases": {"type": "array", "items": {"type": "string"}},
+            "links": {"type": "array", "items": LINK_SCHEMA},
+            "outline": {"type": "array", "items": {"type": "object", "properties": {
+                "level": {"type": "integer"}, "heading": {"type": "string"}, "line": {"type": "integer"}}}},
+            "heading": {"type": "string"},
+            "text": {"type": "string"},
+        },
+        "required": ["path", "title", "frontmatter", "tags", "aliases", "links", "outline", "text"],
+    },
+    run=get_note,
+    annotations=READ_ONLY,
+)
+# endregion get-note
+
+# region search-vault
+def search_vault(context: Context, arguments: dict) -> dict:
+    hits = context.index.search(arguments["query"], arguments["limit"], arguments.get("folder"),
+                                arguments.get("tag"), arguments["mode"])
+    return {"results": [
+        {
+            "path": hit.path,
+            "heading": "#".join(hit.heading_path[1:]),  # as get_note's heading argument takes it
+            "section": " > ".join(hit.heading_path),
+            "score": round(hit.score, 4),
+            "snippet": hit.snippet,
+        }
+        for hit in hits
+    ]}
+
+
+SEARCH_VAULT = Tool(
+    name="search_vault",
+    title="Search the vault",
+    description=(
+        "Search the user's Obsidian vault for the sections that best answer a question or match "
+        "some words, best first, at most one section per note. Each result has the note's `path`, "
+        "the section's `heading` (pass both to get_note to read that section whole), a `snippet` "
+        "and a `score` (only for comparing results of the same search). Ask in plain words, "
+        'e.g. "why is my bread dense". `folder` and `tag` narrow the search ("bread" also matches '
+        '"bread/sourdough"). `mode`: "hybrid" (default) weighs meaning and words together, '
+        '"semantic" meaning only, "keyword" exact words only.'
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "maxLength": 1000},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5},
+            "folder": {"type": "string", "maxLength": 1024, "description": 'e.g. "Ferments"'},
+            "tag": {"type": "string", "maxLength": 200, "description": 'without "#", e.g. "sourdough"'},
+            "mode": {"type": "string", "enum": ["hybrid", "semantic", "keyword"], "default": "hybrid"},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "results": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"},
+                "heading": {"type": "string", "description": '"" for the note\'s opening: read the note whole'},
+                "section": {"type": "string", "description": "the note's title and the headings above"},
+                "score": {"type": "number"},
+                "snippet": {"type": "string"},
+            }, "required": ["path", "heading", "section", "score", "snippet"]}},
+        },
+        "required": ["results"],
+    },
+    run=search_vault,
+    annotations=READ_ONLY,
+)
+# endregion search-vault
+
+
+# region reindex
+def reindex(context: Context, arguments: dict) -> dict:
+    def progress(done: int, total: int) -> None:
+        if done == total or done % max(1, total // 20) == 0:  # about 20 reports, however large the vault
+            context.progress(done, total, f"{done} of {total} notes embedded")
+
+    index = context.index.rebuild(progress)
+    return {"notes": len(index.note_paths()), "chunks": len(index)}
+
+
+REINDEX = Tool(
+    name="reindex",
+    title="Rebuild the search index",
+    description=(
+        "Rebuild the search index of the vault from scratch: every note is read and embedded "
+        "again. Only needed when search misses notes that exist; it can take minutes on a large "
+        "vault. Searches keep working on the old index until the new one is ready."
+    ),
+    input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+    output_schema={
+        "type": "object",
+        "properties": {"notes": {"type": "integer"}, "chunks": {"type": "integer"}},
+        "required": ["notes", "chunks"],
+    },
+    run=reindex,
+    annotations=READ_ONLY,  # it writes only the server's own index, never a note
+)
+# endregion reindex
+
+def get_backlinks(context: Context, arguments: dict) -> dict:
+    path, _ = context.vault.locate(arguments["path"])  # judged like any path from a model
+    graph = context.index.link_graph()
+    backlinks = [{"path": b.source, "line": b.line, "context": b.context} for b in graph.backlinks(path)]
+    unresolved = sorted({r.link.target for r in graph.unresolved(path)})
+    return {"path": path, "backlinks": backlinks, "unresolved": unresolved}
+
+
+GET_BACKLINKS = Tool(
+    name="get_backlinks",
+    title="Notes that link here",
+    description=(
+        "List the notes of the user's Obsidian vault that link to one note, each with the line "
+        "that links and that line's text, resolved as Obsidian resolves links (an exact path, then "
+        "a note of that name in the linking note's folder, then the shortest path; aliases too). "
+        "`unresolved` lists the note's own links that lead to no note. `path` as list_notes gives it."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"path": {"type": "string", "minLength": 1, "maxLength": 1024}},
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "backlinks": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"}, "line": {"type": "integer"}, "context": {"type": "string"}},
+                "required": ["path", "line", "context"]}},
+            "unresolved": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["path", "backlinks", "unresolved"],
+    },
+    run=get_backlinks,
+    annotations=READ_ONLY,
+)
+
+
+def find_related(context: Context, arguments: dict) -> dict:
+    path, _ = context.vault.locate(arguments["path"])
+    graph = context.index.link_graph()
+    context.index.current()  # waits briefly for a first build, so that similarity counts too
+    found = related_notes(graph, context.index, path, arguments["limit"])
+    return {"path": path, "related": [
+        {"path": note.path, "score": round(note.score, 3), "reasons": note.reasons} for note in found
+    ]}
+
+
+RELATED_NOTES = Tool(
+    name="related_notes",
+    title="Notes related to a note",
+    description=(
+        "Find what else in the user's Obsidian vault belongs with one note: notes it links to, "
+        "notes that link to it, notes two links away, and notes whose content is similar. Each "
+        "comes with the reasons it is related, best first."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": 1024},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 30, "default": 10},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "related": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"}, "score": {"type": "number"},
+                "reasons": {"type": "array", "items": {"type": "string"}}},
+                "required": ["path", "score", "reasons"]}},
+        },
+        "required": ["path", "related"],
+    },
+    run=find_related,
+    annotations=READ_ONLY,
+)
+
+
+# region create-note
+def new_note(context: Context, arguments: dict) -> dict:
+    path = create_note(context.vault, context.inbox, arguments["title"], arguments["content"], arguments.get("tags"))
+    return {"path": path, "uri": path_to_uri(path)}
+
+
+CREATE_NOTE = Tool(
+    name="create_note",
+    title="Save a new note",
+    description=(
+        "Save a new note in the inbox folder of the user's Obsidian vault, and nowhere else. "
+        "Give a `title` (it becomes the file name; characters a file name cannot hold are left "
+        "out), the Markdown `content`, and optional `tags` (without #). It never changes or "
+        "replaces an existing note: if the title is taken, choose another title. Search finds "
+        "the new note once the server has indexed it."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "minLength": 1, "maxLength": 200},
+            "content": {"type": "string", "maxLength": 100_000},
+            "tags": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 100}},
+        },
+        "required": ["title", "content"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "uri": {"type": "string"}},
+        "required": ["path", "uri"],
+    },
+    run=new_note,
+    # It adds a file and never changes one; calling it twice does not write twice (the
+    # second call finds the title taken).
+    annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+)
+# endregion create-note
+
+TOOLS = {tool.name: tool for tool in [LIST_NOTES, GET_NOTE, SEARCH_VAULT, GET_BACKLINKS, RELATED_NOTES,
+                                      CREATE_NOTE, REINDEX]}

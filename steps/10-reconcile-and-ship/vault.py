@@ -1,0 +1,326 @@
+# region decisions
+"""The one place that turns a path a model sent into a file of the vault.
+
+Every path from a model is untrusted. Vault.resolve judges it as text first, then
+on disk, and raises VaultError, with a message written for the model, when it may
+not be read; the caller turns that into an error result and the server goes on.
+
+Decisions:
+- Paths are relative to the vault root and use '/'. A '\\' is read as '/' before
+  anything is judged, so a Windows-style path gets the same verdict on every system.
+- Paths are taken literally: '%2e%2e' is an odd file name, not '..'. Percent-decoding
+  belongs to URIs, and happens once, in uri_to_path.
+- '..' is refused anywhere, even where it would stay inside ('a/../b'): no note
+  needs it, and one rule is easier to trust than a computation.
+- A name starting with '.' (.obsidian, .trash, .git, .env) is not part of the
+  notes, at any depth: refused by resolve, skipped by list_notes.
+- '.md' is optional: 'Bread/Focaccia' finds 'Bread/Focaccia.md', as an Obsidian
+  link would. Only .md files are notes.
+- Unicode: a path is tried as sent, then in NFC and NFD form. macOS may store 'é' as
+  'e' plus a combining accent (NFD), Linux keeps whatever bytes were written, and
+  models type NFC. A path is reported in the spelling that found the file.
+- Symlinks are followed, but the file they lead to must be inside the vault (and
+  not hidden), checked after resolving them. list_notes does not enter symlinked
+  folders: no loops, no escapes, no note listed twice.
+- A note larger than MAX_NOTE_BYTES (1 MiB) is refused, with its size: it would
+  not fit a model's context anyway.
+- Text is UTF-8; undecodable bytes become U+FFFD, as Obsidian shows them, so one
+  bad byte does not hide a whole note. A leading byte order mark is dropped.
+"""
+# endregion decisions
+import base64
+import bisect
+import json
+import os
+import stat
+import threading
+import time
+import unicodedata
+from pathlib import Path, PureWindowsPath
+from urllib.parse import quote, unquote
+
+MAX_NOTE_BYTES = 1024 * 1024
+NOTE_SUFFIX = ".md"
+EXAMPLE = '"Folder/Note.md"'
+
+
+class VaultError(Exception):
+    """A path the model sent that cannot be read; the message tells the model why."""
+
+
+class NoteNotFound(VaultError):
+    """Nothing there (for resources/read: 'resource not found')."""
+
+
+class InvalidCursor(VaultError):
+    """A pagination cursor this server did not hand out."""
+
+
+# region path-as-text
+def path_parts(user_path) -> list[str]:
+    """The segments of a path the model sent, judged as text alone."""
+    if not isinstance(user_path, str):
+        raise VaultError(f"A path must be a string, like {EXAMPLE}; got {shown(user_path)}")
+    if not user_path.strip():
+        raise VaultError(f"The path is empty; give a path relative to the vault, like {EXAMPLE}")
+    if "\0" in user_path:
+        raise VaultError(f"{shown(user_path)} contains a NUL character, which no file name can contain")
+    path = user_path.replace("\\", "/")
+    # One test for '/etc', '//server/share', 'C:/x' and 'C:x': each has a Windows anchor.
+    if PureWindowsPath(path).anchor:
+        raise VaultError(f"{shown(user_path)} is absolute; give a path relative to the vault, like {EXAMPLE}")
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise VaultError(f"{shown(user_path)} contains '..'; paths stay inside the vault")
+    if hidden(parts):
+        raise VaultError(
+            f"{shown(user_path)} goes into {shown(hidden(parts))}: names starting with '.' "
+            "(like .obsidian or .trash) are not notes"
+        )
+    return parts
+# endregion path-as-text
+
+
+def spellings(relative: str) -> list[str]:
+    """relative as sent, then composed (NFC) and decomposed (NFD), without repeats."""
+    forms = [relative, unicodedata.normalize("NFC", relative), unicodedata.normalize("NFD", relative)]
+    return list(dict.fromkeys(forms))
+
+
+def hidden(parts) -> str | None:
+    """The first part that starts with '.', if any."""
+    return next((part for part in parts if part.startswith(".")), None)
+
+
+class Vault:
+    def __init__(self, root):
+        self.root = Path(root).resolve(strict=True)  # once: every check compares with this
+        if not self.root.is_dir():
+            raise NotADirectoryError(f"The vault {root} is not a folder")
+        self._lock = threading.Lock()  # handler threads share the listing below
+        self._listing: list[str] | None = None
+        self._folder_times: dict[str, int] = {}
+        self._walked_at = 0
+
+    def resolve(self, user_path) -> Path:
+        """The real file of the note user_path names, or a VaultError saying why not."""
+        return self.locate(user_path)[1]
+
+    def locate(self, user_path) -> tuple[str, Path]:
+        """The note's vault-relative path as found on disk, and its real file."""
+        parts = path_parts(user_path)
+        if not parts:
+            raise VaultError(f"{shown(user_path)} names the vault itself; give a note, like {EXAMPLE}")
+        relative, info = self.find_note("/".join(parts))
+        real = self.real_inside(relative)
+        if stat.S_ISDIR(info.st_mode):
+            raise VaultError(f"{shown(relative)} is a folder, not a note; list that folder to see its notes")
+        if not relative.endswith(NOTE_SUFFIX):
+            raise VaultError(f"{shown(relative)} is not a note: only Markdown files (.md) are notes")
+        if not stat.S_ISREG(info.st_mode):
+            raise VaultError(f"{shown(relative)} is not a regular file")
+        if info.st_size > MAX_NOTE_BYTES:
+            raise too_large(relative, info.st_size)
+        return relative, real
+
+    def find_note(self, relative: str) -> tuple[str, os.stat_result]:
+        """Try the name with '.md' added first, as an Obsidian link means, then as sent."""
+        names = [relative] if relative.endswith(NOTE_SUFFIX) else [relative + NOTE_SUFFIX, relative]
+        for name in names:
+            found = self.lookup(name)
+            if found:
+                return found
+        raise NoteNotFound(
+            f"No note {shown(relative)} in the vault. Paths are relative to the vault root, "
+            f"like {EXAMPLE}; list the notes to see which exist"
+        )
+
+    def lookup(self, relative: str) -> tuple[str, os.stat_result] | None:
+        """relative as it is spelled on disk, and what stat says of it; None if absent."""
+        for spelling in spellings(relative):
+            try:
+                return spelling, os.stat(self.root / spelling)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError as error:  # too long, a symlink loop, no permission: words, not a traceback
+                raise VaultError(f"{shown(relative)} cannot be opened: {error.strerror}") from None
+        return None
+
+    # region real-inside
+    def real_inside(self, relative: str) -> Path:
+        """Where relative really is, after symlinks; it must be a visible part of the vault."""
+        try:
+            real = (self.root / relative).resolve()
+        except (OSError, RuntimeError):  # Python 3.11 reports a symlink loop as RuntimeError
+            raise VaultError(f"{shown(relative)} cannot be followed: its symbolic links loop") from None
+        if not self.allowed(real):
+            raise VaultError(
+                f"{shown(relative)} leads outside the vault, or into a hidden folder, through a symbolic link; "
+                "it cannot be read"
+            )
+        return real
+
+    def allowed(self, real: Path) -> bool:
+        return real.is_relative_to(self.root) and not hidden(real.relative_to(self.root).parts)
+    # endregion real-inside
+
+    def read_note(self, user_path) -> tuple[str, str]:
+        """(the note's vault-relative path, its text)."""
+        relative, real = self.locate(user_path)
+        try:
+            with open(real, "rb") as file:
+                data = file.read(MAX_NOTE_BYTES + 1)  # never more, even if the file grew
+        except FileNotFoundError:
+            raise NoteNotFound(f"{shown(relative)} was deleted or moved a moment ago; list the notes again") from None
+        except OSError as error:
+            raise VaultError(f"{shown(relative)} cannot be read: {error.strerror}") from None
+        if len(data) > MAX_NOTE_BYTES:
+            raise too_large(relative, len(data))
+        return relative, data.decode("utf-8-sig", errors="replace")
+
+    def list_notes(self, folder=None) -> list[str]:
+        """The vault-relative paths of the notes in folder and its subfolders, sorted.
+        folder is judged like any path from a model; None means the whole vault."""
+        notes = self.all_notes()
+        if folder is None:
+            return notes
+        _, prefix = self.find_folder(folder)
+        return [note for note in notes if note.startswith(prefix)]
+
+    def all_notes(self) -> list[str]:
+        """Every note of the vault, from the last walk while no folder has changed.
+
+        Adding, removing or renaming a file changes its folder's modification time,
+        so checking for changes costs one stat per folder, not a read of every
+        folder: a few milliseconds for ten thousand notes instead of tens."""
+        with self._lock:
+            if self._listing is None or self.folders_changed():
+                self._walked_at = time.time_ns()
+                self._listing, self._folder_times = self.walk()
+            return self._listing
+
+    def folders_changed(self) -> bool:
+        for folder, seen in self._folder_times.items():
+            try:
+                now = os.stat(folder).st_mtime_ns
+            except OSError:
+                return True
+            # A change in the same clock tick as the walk would leave the time as it
+            # was (some file systems count in whole seconds): recent times prove nothing.
+            if now != seen or now >= self._walked_at - 2 * 10**9:
+                return True
+        return False
+
+    def walk(self) -> tuple[list[str], dict[str, int]]:
+        """(every note, sorted; each folder walked and its modification time)."""
+        notes, times, pending = [], {}, [(str(self.root), "")]
+        while pending:
+            directory, prefix = pending.pop()
+            try:
+                times[directory] = os.stat(directory).st_mtime_ns  # before reading: a later change shows
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue  # an unreadable folder hides its notes, not everyone else's
+            for entry in entries:
+                # Hidden names are not notes; a '\\' in a name could never be asked for.
+                if entry.name.startswith(".") or "\\" in entry.name:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, prefix + entry.name + "/"))
+                elif self.is_note(entry):
+                    notes.append(prefix + entry.name)
+        return sorted(notes), times
+
+    def is_note(self, entry: os.DirEntry) -> bool:
+        """A .md file; if it is a symlink, one that leads to a visible file of the vault."""
+        if not entry.name.endswith(NOTE_SUFFIX):
+            return False
+        if not entry.is_symlink():
+            return entry.is_file()
+        try:
+            real = Path(entry.path).resolve(strict=True)
+        except (OSError, RuntimeError):  # a broken or looping link is no note
+            return False
+        return real.is_file() and self.allowed(real)
+
+    def find_folder(self, folder) -> tuple[Path, str]:
+        """The folder's real path and the prefix its notes are listed with ('Bread/')."""
+        parts = path_parts(folder)
+        if not parts:
+            return self.root, ""
+        found = self.lookup("/".join(parts))
+        if found is None:
+            raise NoteNotFound(f"No folder {shown(folder)} in the vault; omit the folder to list every note")
+        relative, info = found
+        real = self.real_inside(relative)
+        if not stat.S_ISDIR(info.st_mode):
+            raise VaultError(f"{shown(relative)} is not a folder")
+        return real, relative + "/"
+
+
+def too_large(relative: str, size: int) -> VaultError:
+    return VaultError(
+        f"{shown(relative)} is {size / 2**20:.1f} MiB ({size} bytes); "
+        f"notes larger than {MAX_NOTE_BYTES // 2**20} MiB are not served"
+    )
+
+
+def shown(value, limit: int = 100) -> str:
+    """value quoted as JSON, so odd characters are visible, and cut short when long."""
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# A cursor names the last path of the page before, not a position: a note added or
+# deleted between two calls shifts nothing. The prefix tells a real cursor from noise.
+CURSOR_PREFIX = "after:"
+
+
+def page(names: list[str], cursor: str | None, limit: int) -> tuple[list[str], str | None]:
+    """Up to limit of the sorted names after cursor, and the cursor for the next page
+    (None on the last page)."""
+    start = 0 if cursor is None else bisect.bisect_right(names, after(cursor))
+    chunk = names[start : start + limit]
+    more = start + limit < len(names)
+    return chunk, (make_cursor(chunk[-1]) if more and chunk else None)
+
+
+def make_cursor(last: str) -> str:
+    return base64.urlsafe_b64encode((CURSOR_PREFIX + last).encode()).decode("ascii")
+
+
+def after(cursor) -> str:
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
+    except (AttributeError, ValueError):  # not a string, not base64, not UTF-8
+        text = ""
+    if not text.startswith(CURSOR_PREFIX):
+        raise InvalidCursor(f"The cursor {shown(cursor)} is not one this server gave; start again without a cursor")
+    return text.removeprefix(CURSOR_PREFIX)
+
+
+# Notes as MCP resources: vault:///Folder/Note.md, each path segment percent-encoded
+# (RFC 3986: all but letters, digits and -._~), e.g. vault:///Bread/Baker%27s%20percentages.md.
+# A custom scheme rather than file://: the spec keeps file:// for things that behave
+# like a filesystem, and a client may take file:///Bread/Focaccia.md for a file on its
+# own disk; vault: can only mean "ask this server". (obsidian:// belongs to the
+# Obsidian app's own links.) The host is always empty.
+URI_PREFIX = "vault:///"
+
+
+def path_to_uri(relative: str) -> str:
+    return URI_PREFIX + "/".join(quote(segment, safe="") for segment in relative.split("/"))
+
+
+def uri_to_path(uri) -> str:
+    """The vault-relative path a note URI names. It is still untrusted: read it through
+    the Vault, which judges it like any other path."""
+    if not isinstance(uri, str) or uri[: len(URI_PREFIX)].lower() != URI_PREFIX:  # schemes ignore case
+        raise NoteNotFound(f"{shown(uri)} is not a note of this server; note URIs look like {URI_PREFIX}Folder/Note.md")
+    rest = uri[len(URI_PREFIX) :]
+    if "?" in rest or "#" in rest:
+        raise NoteNotFound(f"{shown(uri)} has a query or fragment; in a note name, '?' is %3F and '#' is %23")
+    try:
+        return unquote(rest, errors="strict")
+    except UnicodeDecodeError:
+        raise NoteNotFound(f"{shown(uri)} percent-encodes bytes that are not UTF-8") from None

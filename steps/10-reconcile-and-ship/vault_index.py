@@ -1,0 +1,177 @@
+"""The vault's indexes: the link graph, and the search index (notes cut into
+chunks, embedded, stored, and searched).
+
+This module joins what the steps before built: vault.py reads a note, notes.py
+cuts it into chunks that each carry the note's title and heading path, an
+embedder turns the chunks into vectors, and index.py keeps them on disk and in
+memory; search.py ranks them. VaultIndex holds the one index the server uses.
+
+Building the index of a large vault with Ollama takes minutes, so the server
+does not wait for it: the index is loaded and brought up to date with the vault
+(reconcile.py), or built, in a thread of its own, and a search made before it is
+ready is told how far the build has got.
+"""
+import logging
+import threading
+from pathlib import Path
+
+from index import Chunk, Index, IndexUnusable, ProgressLine
+from links import LinkGraph
+from notes import parse_note
+from reconcile import reconcile, refresh_note, stamp_of, stamp_to_store
+from resources import title_of
+from search import Hit, search
+from vault import Vault, VaultError
+
+log = logging.getLogger("index")
+WAIT_FOR_FIRST_BUILD = 5.0  # seconds a search waits for the index before saying it is not ready
+
+
+class NotReady(Exception):
+    """The index is still being built; the message says how far it has got."""
+
+
+class VaultIndex:
+    def __init__(self, vault: Vault, embedder, directory: Path):
+        self.vault, self.embedder, self.directory = vault, embedder, Path(directory)
+        self.index: Index | None = None
+        self.links: LinkGraph | None = None
+        self.links_ready = threading.Event()  # set once the link graph is built
+        self.ready = threading.Event()  # set once the first index is loaded or built
+        self.done, self.total = 0, 0  # notes embedded so far by the build under way
+        self.build_lock = threading.Lock()  # one build at a time
+
+    # region open
+    def start(self, rebuild: bool = False) -> threading.Thread:
+        """Load the index, or build it if there is none, in a thread of its own."""
+        thread = threading.Thread(target=self.open, args=(rebuild,), name="index", daemon=True)
+        thread.start()
+        return thread
+
+    def open(self, rebuild: bool = False) -> None:
+        try:  # the link graph first: it needs no embeddings, so it is ready in moments
+            self.links = LinkGraph.build(self.vault)
+            log.info("links: %d notes read", len(self.links.note_paths()))
+        except Exception:
+            log.exception("links: the link graph could not be built")
+        finally:
+            self.links_ready.set()
+        try:
+            if rebuild or not self.catch_up():
+                self.rebuild()
+        except Exception:  # Ollama gone mid-build, a full disk: searches will say so
+            log.exception("index: could not be built")
+        finally:
+            self.ready.set()
+
+    def catch_up(self) -> bool:
+        """Load the stored index and bring it up to date with the vault (reconcile.py);
+        False, with nothing changed, if it cannot be used as it is."""
+        with self.build_lock:  # a reindex asked for meanwhile waits for this to end
+            try:
+                report = reconcile(self)
+            except IndexUnusable as why:
+                log.info("index: %s; building it", why)
+                self.index = None
+                return False
+        log.info("index: %s", report)  # the one line that says what changed while the server was off
+        return True
+
+    def dimension(self) -> int:
+        # Ollama says how long its vectors are only when it first embeds something.
+        if self.embedder.dimension is None:
+            self.embedder.embed_query("dimension")
+        return self.embedder.dimension
+    # endregion open
+
+    # region rebuild
+    def rebuild(self, progress=None) -> Index:
+        """Embed every note anew and swap the new index in when it is complete;
+        searches meanwhile use the old one. progress(done, total) hears of each note."""
+        if not self.build_lock.acquire(blocking=False):
+            raise NotReady(f"The index is already being rebuilt ({self.done} of {self.total} notes done)")
+        try:
+            self.dimension()
+            stamps, chunks = {}, []
+            for path in self.vault.list_notes():
+                stamp = stamp_of(self.vault, path)  # before the read, as reconcile takes it
+                if stamp is not None:
+                    stamps[path] = stamp_to_store(stamp)
+                    chunks += self.note_chunks(path)
+            shown = ProgressLine()
+
+            def report(done: int, total: int) -> None:
+                self.done, self.total = done, total
+                shown(done, total)
+                if progress:
+                    progress(done, total)
+
+            # The stamps let the next start's reconcile trust these notes without reading them.
+            self.index = Index.build(self.directory, self.embedder, chunks, report, meta=stamps)
+            return self.index
+        finally:
+            self.build_lock.release()
+
+    def note_chunks(self, path: str) -> list[Chunk]:
+        """The chunks of one note, as the index stores them; none if it cannot be read."""
+        try:
+            _, text = self.vault.read_note(path)
+        except VaultError as error:  # deleted a moment ago, grown too large: skip it, say why
+            log.info("index: skipping %s: %s", path, error)
+            return []
+        note = parse_note(title_of(path), text)
+        folder = path.rpartition("/")[0]
+        tags = [tag.name for tag in note.tags]
+        return [
+            Chunk(id=f"{path}#{number}", path=path, heading_path=[note.title, *piece.path], text=piece.text,
+                  title=note.title, aliases=note.aliases, tags=tags, folder=folder)
+            for number, piece in enumerate(note.chunks())
+        ]
+    # endregion rebuild
+
+    # region one-note
+    def update_note(self, path: str) -> None:
+        """A note is new or changed: read it again into the link graph and the search index.
+        Called by the watcher's one worker, so two updates of one note never race."""
+        self.ready.wait()  # a change seen while the first index is built waits for it
+        if self.links is not None:
+            self.links.update_note(path)
+        with self.build_lock:  # a rebuild under way finishes first; then this lands in its index
+            if self.index is None:
+                return
+            # Embeds only if the chunks changed (a touch, a save without edit costs a read), and
+            # stores the note's stamp, so the next start's reconcile need not read it again.
+            outcome = refresh_note(self, path)
+            log.debug("index: %s %s", path, outcome)
+
+    def remove_note(self, path: str) -> None:
+        """A note is gone (deleted, or renamed away): forget it in both."""
+        self.ready.wait()
+        if self.links is not None:
+            self.links.remove_note(path)
+        with self.build_lock:
+            if self.index is not None:
+                self.index.remove_note(path)
+    # endregion one-note
+
+    def current(self) -> Index | None:
+        """The search index, waiting briefly for the first build; None if there is none yet."""
+        self.ready.wait(WAIT_FOR_FIRST_BUILD)
+        return self.index
+
+    def link_graph(self) -> LinkGraph:
+        self.links_ready.wait(WAIT_FOR_FIRST_BUILD)
+        if self.links is None:
+            reason = "could not be built; the server log says why" if self.links_ready.is_set() else "is being built"
+            raise NotReady(f"The link graph {reason}; try again in a moment")
+        return self.links
+
+    def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
+        self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is ready before the client notices
+        index = self.index  # one read: a rebuild may swap it meanwhile
+        if index is None:
+            if self.ready.is_set():
+                raise NotReady("The search index could not be built; the server log says why. Try reindex.")
+            building = f"{self.done} of {self.total} notes done" if self.total else "starting"
+            raise NotReady(f"The search index is still being built ({building}); try again in a moment")
+        return search(index, self.embedder, query, limit, folder, tag, mode)

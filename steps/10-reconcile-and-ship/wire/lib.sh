@@ -1,0 +1,69 @@
+# Sourced by the numbered scripts in this folder; not run on its own.
+# Each exchange prints what is sent (lines after ">") and what comes back
+# (lines after "<"), with the JSON bodies as they travel on the wire.
+MCP_URL=${MCP_URL:-http://127.0.0.1:3000/mcp}
+set -o pipefail  # a failed curl fails the script, even though awk ends the pipe
+# The session id from the last initialize is kept here, so the next script can
+# send it as "Mcp-Session-Id: $SESSION".
+MCP_WIRE_STATE=${MCP_WIRE_STATE:-${TMPDIR:-/tmp}/mcp-wire-$(id -u)}
+mkdir -p "$MCP_WIRE_STATE"
+SESSION=$(cat "$MCP_WIRE_STATE/session-id" 2>/dev/null)
+
+# post HEADER... <<'JSON'   sends the JSON read from stdin with POST
+post() {
+  cat > "$MCP_WIRE_STATE/body"
+  exchange POST "$(cat "$MCP_WIRE_STATE/body")" "$@"
+}
+
+# post_large BYTES HEADER...   POSTs a ping padded with spaces to BYTES bytes
+post_large() {
+  local size=$1 ping='{"jsonrpc": "2.0", "id": 99, "method": "ping"}'
+  shift
+  { printf '%s' "$ping"; head -c $((size - ${#ping})) /dev/zero | tr '\0' ' '; } > "$MCP_WIRE_STATE/body"
+  exchange POST "$ping ... (padded with spaces to $size bytes)" "$@"
+}
+
+# send METHOD HEADER...     sends a request without a body (GET, DELETE)
+send() {
+  local method=$1
+  shift
+  exchange "$method" "" "$@"
+}
+
+exchange() {
+  local method=$1 shown=$2 header
+  shift 2
+  local curl_args=(-sS -i -X "$method" "$MCP_URL")
+  printf '> %s /%s\n' "$method" "${MCP_URL#*://*/}"
+  for header in "$@"; do
+    [[ ${header#*:} =~ [^[:space:]] ]] || continue  # a header with no value (no session yet) is not sent
+    printf '> %s\n' "$header"
+    curl_args+=(-H "$header")
+  done
+  printf '>\n'
+  if [ -n "$shown" ]; then
+    printf '%s\n' "$shown"
+    curl_args+=(--data-binary "@$MCP_WIRE_STATE/body")
+  fi
+  # Headers get a "< " prefix; Date and Server change every run, so they are left out.
+  curl "${curl_args[@]}" | tr -d '\r' | tee "$MCP_WIRE_STATE/response" | awk '
+    in_body { print; next }
+    /^$/ { print "<"; in_body = 1; next }
+    !/^(Date|Server):/ { print "< " $0 }' || no_answer
+  remember_session
+  echo
+}
+
+no_answer() {
+  echo "No answer from $MCP_URL. Is the step's server running (make step-N)? Or set MCP_URL." >&2
+  exit 1
+}
+
+remember_session() {
+  local id
+  id=$(awk '/^$/ { exit } tolower($1) == "mcp-session-id:" { print $2 }' "$MCP_WIRE_STATE/response")
+  if [ -n "$id" ]; then
+    SESSION=$id
+    printf '%s' "$id" > "$MCP_WIRE_STATE/session-id"
+  fi
+}
