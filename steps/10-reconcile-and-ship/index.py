@@ -12,7 +12,7 @@ On disk, in a folder of the user's cache (default_index_dir), never in the vault
 Why one file per note. Editing a note must cost time in proportion to that note,
 not to the vault: re-indexing it replaces its one file, and nothing else is
 read or written. A single JSON file would have to be rewritten whole on every
-edit, tens of megabytes for a large vault. An append-only log would make edits
+edit: about 200 MB for 40,000 chunks. An append-only log would make edits
 cheap too, but then a crash can cut its last line in half, and it needs
 compaction now and then; a file per note is simpler, and each one is replaced
 atomically (write_json_atomically), so after a crash every file is either the
@@ -23,14 +23,18 @@ notes-<generation>/ folder beside the live one, and only when every note is
 written does the manifest switch to it, in one atomic replace. A crash halfway
 leaves the old index whole; and files of two models can never mix.
 
-Vectors are base64 float32 inside the JSON (vector_search.py), so loading is mostly
-json.loads and b64decode, both written in C.
+Vectors are base64 float32 inside the JSON (vector_search.py), so most of loading is
+json.loads and base64 decoding, both done in C: together about 60% of the
+instructions a load executes, the rest being Python's bookkeeping per chunk.
+
+A crash can leave a <name>.json.tmp behind; it is never read, and the next write
+of that note replaces it. One process writes an index at a time.
 
 In memory, chunks live in rows: parallel lists of chunk, vector and sketch, so
 the hot loop in vector_search.nearest_sketched walks plain lists. A removed chunk
 leaves an empty row that the next added chunk reuses. Keyword postings
-(keyword.py) are built from the chunks on the first keyword search, not at load,
-because tokenizing every chunk takes longer than loading the vectors.
+(keyword_index.py) are built from the chunks on the first keyword search, not at
+load, because tokenizing every chunk takes longer than loading the vectors.
 """
 import hashlib
 import json
@@ -44,8 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from keyword_index import KeywordIndex, weighted_terms
-from vector_search import SHORTLIST, decode_vector, empty_sketch, encode_vector, nearest_exact, nearest_sketched
-from vector_search import sketch, unit_vector
+from vector_search import SHORTLIST, decode_vector, empty_sketch, encode_vector, nearest_exact, nearest_sketched, sketch
+from vector_search import unit_vector
 
 FORMAT = 1  # the layout of the files below; a change means a rebuild
 MANIFEST = "index.json"
@@ -56,9 +60,10 @@ APP_FOLDER = "vault-mcp"
 class Chunk:
     """One section of a note, as the note parser (step 5) cuts it.
 
-    `text` is what gets embedded and searched; `heading_path` starts with the
-    note's title, e.g. ["Sourdough", "Feeding", "Ratios"]. `folder` is the note's
-    folder inside the vault ("" at the top), `tags` are without "#"."""
+    `text` is exactly what the embedder sees, what keyword search reads, and what
+    snippets quote. `heading_path` starts with the note's title, e.g.
+    ["Sourdough", "Feeding", "Ratios"]. `folder` is the note's folder inside the
+    vault, with forward slashes ("" at the top); `tags` are without "#"."""
 
     id: str
     path: str
@@ -187,9 +192,11 @@ def read_note_file(file: Path, dimension: int):
 
 
 def sync_folder(folder: Path) -> None:
-    """Force every file of a freshly written folder to disk: one os.sync() where the system
-    has it, instead of one fsync per file (thousands of them for a large vault)."""
-    if hasattr(os, "sync"):
+    """Force every file of a freshly written folder to disk. On Linux one os.sync() does
+    it, and waits until it is done; thousands of fsyncs, one per note, take far longer.
+    POSIX lets sync() return before the writing is done, as macOS's does, so other
+    systems sync file by file."""
+    if sys.platform.startswith("linux"):
         os.sync()
     else:
         for file in folder.iterdir():
@@ -272,7 +279,7 @@ class Index:
         self.shortlist = SHORTLIST
         self.lock = threading.RLock()
         # Rows: row r holds chunks[r], vectors[r] and sketches[r]; an empty row holds None, None and
-        # a sketch no query comes near (see vectors.empty_sketch).
+        # a sketch no query comes near (see vector_search.empty_sketch).
         self.empty_sketch = empty_sketch(dimension)
         self.chunks: list[Chunk | None] = []
         self.vectors: list = []
@@ -322,10 +329,11 @@ class Index:
         index = cls(directory, embedder_name, dimension, manifest["generation"])
         if not index.notes_dir.is_dir():
             raise IndexCorrupt(f"index folder {index.notes_dir} is missing; rebuild the index")
-        for file in index.notes_dir.glob("*.json"):  # a leftover *.json.tmp of a crash is not read
-            path, chunks, vectors, meta = read_note_file(file, dimension)
-            index._add_rows(path, chunks, vectors)
-            index.meta_by_note[path] = meta
+        for name in os.listdir(index.notes_dir):
+            if name.endswith(".json"):  # a leftover .json.tmp of a crash is not read
+                path, chunks, vectors, meta = read_note_file(index.notes_dir / name, dimension)
+                index._add_rows(path, chunks, vectors)
+                index.meta_by_note[path] = meta
         return index
 
     @classmethod
@@ -341,6 +349,7 @@ class Index:
         notes = group_by_note(chunks)
         for path in meta:
             notes.setdefault(path, [])
+        # region build
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index.notes_dir.mkdir(parents=True)
@@ -362,6 +371,7 @@ class Index:
         manifest = {"format": FORMAT, "embedder": embedder.name, "dimension": embedder.dimension}
         write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
         remove_other_generations(directory, generation)
+        # endregion build
         return index
 
     def update_note(self, path: str, chunks: list[Chunk], vectors, meta: dict | None = None) -> None:
@@ -373,8 +383,8 @@ class Index:
         if any(chunk.path != path for chunk in chunks):
             raise ValueError(f"every chunk given for {path!r} must have that path")
         vectors = self._unit_vectors(chunks, vectors)
-        write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
-        with self.lock:
+        with self.lock:  # the file first: if writing fails, memory still matches the disk
+            write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
             self._remove_rows(path)
             self._add_rows(path, chunks, vectors)
             self.meta_by_note[path] = meta or {}
@@ -386,16 +396,15 @@ class Index:
                 raise KeyError(f"the index holds no note {path!r}")
             rows = self.rows_by_note.get(path, [])
             chunks, vectors = [self.chunks[row] for row in rows], [self.vectors[row] for row in rows]
-        write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
-        with self.lock:
+            write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
             self.meta_by_note[path] = meta
 
     def remove_note(self, path: str) -> None:
-        file = self.notes_dir / note_file_name(path)
-        if file.exists():
-            file.unlink()
-            fsync_directory(self.notes_dir)
         with self.lock:
+            file = self.notes_dir / note_file_name(path)
+            if file.exists():
+                file.unlink()
+                fsync_directory(self.notes_dir)
             self._remove_rows(path)
             self.meta_by_note.pop(path, None)
 
@@ -483,7 +492,11 @@ class Index:
             return nearest_sketched(query, self.vectors, self.sketches, rows, k, self.shortlist)
 
     def keywords(self) -> KeywordIndex:
-        """The BM25 postings, built from the chunks the first time they are needed."""
+        """The BM25 postings, built from the chunks the first time they are needed.
+
+        That takes a while on a large vault (seconds for 40,000 chunks), and searches
+        wait for it. A server can start it right after loading, in the background:
+        threading.Thread(target=index.keywords, daemon=True).start()."""
         with self.lock:
             if self._keywords is None:
                 keywords = KeywordIndex()

@@ -7,23 +7,26 @@ the other finds, so search.py fuses the two.
 The tokenizer lower-cases, splits on anything that is not a letter or digit,
 drops a few very common English words (they match nearly every chunk and only
 slow scoring down), and folds some English word forms together, so that
-"loaves" finds "loaf"... almost: normal_form is a handful of suffix rules, not a
-real stemmer. What it does, in order, to words of four letters or more:
+"starters" finds "starter" and "baking" finds "baked". normal_form is a handful
+of suffix rules, not a real stemmer ("loaves" and "loaf" stay apart). To words
+of four letters or more it does, in order:
 
-    -ies  -> -y        berries -> berry       (then the -e rule below does nothing)
-    -sses -> -ss       glasses -> glass
-    -ches, -shes, -xes, -zes lose -es          batches -> batch, boxes -> box
-    -s    is dropped   loaves -> loave, starters -> starter  (not after s, u, i: glass, citrus, basis)
-    -ing, -ed dropped  when 3+ letters remain with a vowel: baking -> bak, proofed -> proof
-                       (not -eed: seed, need); a doubled final letter is undone: proofing, stopped -> stop
-    -e    is dropped   bake -> bak, loave -> loav, so bake, baked, bakes and baking meet
+    -ies  -> -y           berries -> berry (and nothing more)
+    -sses -> -ss          glasses -> glass
+    -ches, -shes, -xes, -zes lose -es      batches -> batch, boxes -> box
+    -s    dropped         starters -> starter, bakes -> bake
+                          (not after s, u, i: glass, citrus, basis)
+    -ing, -ed dropped     when 3 letters with a vowel remain, and not from -eed (seed, need):
+                          proofed, proofing -> proof; a doubled last letter is undone,
+                          stopped -> stop, but not l, s, z: filled -> fill
+    -e    dropped         bake -> bak, so bake, bakes, baked and baking all meet
 
-The results are not always words, and that is fine: they are only compared
-with each other. Words of other languages pass through lower-cased.
+The results are not always words, and need not be: they are only compared with
+each other. Words of other languages pass through lower-cased.
 """
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from functools import lru_cache
 
 WORD = re.compile(r"[^\W_]+")  # letters and digits; the underscore is not part of a word
@@ -33,8 +36,8 @@ STOPWORDS = frozenset(
 )
 VOWELS = set("aeiouy")
 # How much a word counts where it appears: a word in the title or an alias says
-# more about the chunk than the same word in a sentence.
-FIELD_WEIGHTS = {"title": 3, "aliases": 3, "headings": 2, "tags": 2, "text": 1}
+# more about the chunk than the same word in a sentence of the text (which counts 1).
+FIELD_WEIGHTS = {"title": 3, "aliases": 3, "headings": 2, "tags": 2}
 
 
 @lru_cache(maxsize=100_000)  # a vault repeats its words; each is normalised once
@@ -63,8 +66,7 @@ def normal_form(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """The normal forms of the words in text, in order, without the stopwords."""
-    words = (normal_form(word) for word in WORD.findall(text))
-    return [word for word in words if word not in STOPWORDS]
+    return [term for term in map(normal_form, WORD.findall(text)) if term not in STOPWORDS]
 
 
 def matches(text: str, terms) -> list[tuple[int, int, str]]:
@@ -85,12 +87,12 @@ def weighted_terms(title: str, aliases, heading_path, tags, text: str) -> Counte
         "aliases": " ".join(aliases),
         "headings": " ".join(headings),
         "tags": " ".join(tags),  # "bread/sourdough" gives "bread" and "sourdough"
-        "text": text,
     }
-    counts = Counter()
+    counts = Counter(tokenize(text))
     for field, words in fields.items():
-        for term, count in Counter(tokenize(words)).items():
-            counts[term] += count * FIELD_WEIGHTS[field]
+        weight = FIELD_WEIGHTS[field]
+        for term in tokenize(words) if words else ():
+            counts[term] = counts.get(term, 0) + weight  # not counts[term] +=, which is slower on a Counter
     return counts
 
 
@@ -105,13 +107,15 @@ class KeywordIndex:
     b = 0.75
 
     def __init__(self):
-        self.postings: dict[str, dict[int, int]] = {}  # term -> {row: weighted count}
+        # term -> {row: weighted count}; a new term gets its {} without a throwaway one per call
+        self.postings: dict[str, dict[int, int]] = defaultdict(dict)
         self.lengths: dict[int, int] = {}  # row -> weighted number of terms
         self.total_length = 0
 
     def add(self, row: int, terms: Counter) -> None:
+        postings = self.postings  # a local name is found faster, and this loop runs millions of times
         for term, count in terms.items():
-            self.postings.setdefault(term, {})[row] = count
+            postings[term][row] = count
         length = sum(terms.values())
         self.lengths[row] = length
         self.total_length += length

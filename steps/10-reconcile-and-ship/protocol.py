@@ -174,7 +174,10 @@ class Progress:
             params["total"] = total
         if message:
             params["message"] = message
-        self.notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+        try:
+            self.notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+        except (ConnectionError, TimeoutError):  # the client left: the work goes on, unreported
+            self.notify = None
 # endregion progress
 
 

@@ -44,6 +44,7 @@ MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 # their places (8/2 beats 8/3 + 1/2, and 8/3 beats 8/4 + 1/2), and where it ranks a
 # word question's answer 6th to 10th, the words still bring it into the top 5 in 42
 # of 60 cases (55 with equal weights). `make eval` measures Ollama wherever it runs.
+# region weights
 RRF_K = 1
 WEIGHTS = {  # how much each ranking counts in hybrid mode
     "hash": {"semantic": 1.0, "keyword": 1.0},  # the offline hashing embedder
@@ -54,6 +55,7 @@ WEIGHTS = {  # how much each ranking counts in hybrid mode
 def hybrid_weights(embedder_name: str) -> dict[str, float]:
     """The WEIGHTS for an index made by this embedder ("hash-512", "ollama/nomic-embed-text")."""
     return WEIGHTS["hash" if embedder_name.startswith("hash-") else "model"]
+# endregion weights
 
 
 CHUNKS_PER_NOTE = 4  # first guess at how many chunks to fetch per note wanted
@@ -70,6 +72,7 @@ class Hit:
     keyword: float | None = None  # its BM25 score, when it was among the keyword results
 
 
+# region search
 def search(index, embedder, query: str, limit: int = 5, folder: str | None = None,
            tag: str | None = None, mode: str = "hybrid") -> list[Hit]:
     """The `limit` notes that best match `query`, each as its best chunk, best first.
@@ -93,6 +96,7 @@ def search(index, embedder, query: str, limit: int = 5, folder: str | None = Non
                 break
             wanted *= 4  # many chunks came from the same few notes: look further down
         return [make_hit(index.chunks[row], score, terms, mode) for row, score in best[:limit]]
+# endregion search
 
 
 def rank_chunks(index, query_vector, terms, wanted: int, rows, mode: str):
@@ -149,7 +153,11 @@ def snippet(text: str, terms, length: int = SNIPPET_LENGTH) -> str:
     start = 0
     found = matches(text, set(terms))[:100]  # enough to choose from, and the choice below is quadratic
     if found:
-        best = max(found, key=lambda match: len({term for s, _, term in found if match[0] <= s < match[0] + length}))
+
+        def terms_in_window_from(match) -> int:
+            return len({term for begin, _, term in found if match[0] <= begin < match[0] + length})
+
+        best = max(found, key=terms_in_window_from)  # the first such place, if several tie
         start = max(0, best[0] - length // 5)  # a little context before the first matched word
         while start > 0 and not text[start - 1].isspace():  # do not start inside a word
             start -= 1

@@ -247,6 +247,7 @@ def search_vault(context: Context, arguments: dict) -> dict:
         }
         for hit in hits
     ]}
+# endregion search-vault
 
 
 SEARCH_VAULT = Tool(
@@ -289,7 +290,6 @@ SEARCH_VAULT = Tool(
     run=search_vault,
     annotations=READ_ONLY,
 )
-# endregion search-vault
 
 
 # region reindex
@@ -300,6 +300,7 @@ def reindex(context: Context, arguments: dict) -> dict:
 
     index = context.index.rebuild(progress)
     return {"notes": len(index.note_paths()), "chunks": len(index)}
+# endregion reindex
 
 
 REINDEX = Tool(
@@ -319,7 +320,6 @@ REINDEX = Tool(
     run=reindex,
     annotations=READ_ONLY,  # it writes only the server's own index, never a note
 )
-# endregion reindex
 
 def get_backlinks(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])  # judged like any path from a model
