@@ -19,10 +19,11 @@ import textwrap
 import threading
 import time
 import unicodedata
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from helpers import step_modules
 
 from manifest import SAMPLE_VAULT
 
@@ -31,22 +32,6 @@ STEP8 = ROOT / "steps" / "08-links-and-inbox"
 STEP7 = ROOT / "steps" / "07-vector-index"
 
 
-@contextmanager
-def step_modules(*folders: Path):
-    """Import from these step folders, the first first, inside the block; afterwards
-    sys.path and sys.modules are as they were. Every step folder holds modules of the
-    same names (vault, index, notes...): without this, the test file collected first
-    would decide which step's copy every later file gets."""
-    names = {file.stem for folder in folders for file in folder.glob("*.py")}
-    saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
-    sys.path[:0] = [str(folder) for folder in folders]
-    try:
-        yield
-    finally:
-        del sys.path[: len(folders)]
-        for name in names:
-            sys.modules.pop(name, None)
-        sys.modules.update(saved)
 
 
 # Step 8's own folder first, then step 7's, which it builds on (until step 8 holds copies of all).
