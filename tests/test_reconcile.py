@@ -7,7 +7,6 @@ server does. The embedder is a counting fake: one call per note embedded."""
 import hashlib
 import json
 import os
-import sys
 import time
 from pathlib import Path
 

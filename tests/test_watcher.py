@@ -7,7 +7,6 @@ import hashlib
 import logging
 import os
 import random
-import sys
 import threading
 import time
 from pathlib import Path
