@@ -960,3 +960,12 @@ def test_without_an_index_the_links_alone_answer(sample):
 
     found = related_notes(sample, NotBuiltYet(), "Ferments/Koji.md", 5)
     assert found and all("similar" not in reason for r in found for reason in r.reasons)
+
+
+@pytest.mark.parametrize("title,name", [
+    ("\u200bHome", "Home"), ("Ho\u00adme", "Home"), ("Home\u2060", "Home"),
+    ("conin$", "conin$_"), ("CONOUT$.txt", "CONOUT$_.txt"),
+    ("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"),
+])
+def test_a_title_cannot_pass_for_another_note_or_a_console_device(title, name):
+    assert safe_file_name(title) == name  # a zero-width non-joiner is Persian spelling: kept

@@ -76,9 +76,12 @@ class NoteExists(InboxError):
 # Characters a file name or an Obsidian link cannot hold. Windows forbids \ / : * ? " < > |,
 # macOS ":" and every system "/"; Obsidian links break on # ^ [ ] |.
 FORBIDDEN = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f-\x9f\ud800-\udfff]')
-INVISIBLE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]")  # bidi controls, BOM
+# Bidi controls, the BOM, and characters that show nothing (zero-width space,
+# word joiner, soft hyphen): a title must not look like another note's name.
+INVISIBLE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff\u200b\u2060\u00ad]")
 DOUBLE_PERCENT = re.compile("%{2,}")
-RESERVED = {"CON", "PRN", "AUX", "NUL"} | {f"{device}{n}" for device in ("COM", "LPT") for n in "0123456789¹²³"}
+RESERVED = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"} | {
+    f"{device}{n}" for device in ("COM", "LPT") for n in "0123456789¹²³"}
 
 
 def safe_file_name(title) -> str:
