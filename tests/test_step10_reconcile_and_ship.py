@@ -223,7 +223,7 @@ def test_an_old_python_is_told_so_in_one_line():
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_run_starts_step_10_without_ollama_and_writes_nothing_into_the_repository(tmp_path):
-    before = sorted(path for path in ROOT.joinpath("steps").rglob("*") if "__pycache__" not in path.parts)
+    before = repository_files()
     log_path = tmp_path / "make-run.log"
     environment = {key: value for key, value in os.environ.items() if not key.startswith("VAULT_MCP_")}
     environment |= {"OLLAMA_HOST": NO_OLLAMA, "XDG_CACHE_HOME": str(tmp_path / "cache"), "MAKEFLAGS": ""}
@@ -241,5 +241,12 @@ def test_make_run_starts_step_10_without_ollama_and_writes_nothing_into_the_repo
         os.killpg(make.pid, signal.SIGTERM)
         make.wait(timeout=10)
     assert list((tmp_path / "cache" / "vault-mcp").iterdir()), "the index is in the cache folder"
-    after = sorted(path for path in ROOT.joinpath("steps").rglob("*") if "__pycache__" not in path.parts)
-    assert after == before
+    assert repository_files() == before
+    assert (ROOT / "steps" / "scratch" / "sample-vault" / "Home.md").is_file()  # the copy make run serves
+
+
+def repository_files() -> list[Path]:
+    """The files of steps/, but for caches and the ignored scratch folder, which is the reader's."""
+    steps = ROOT / "steps"
+    return sorted(path for path in steps.rglob("*")
+                  if "__pycache__" not in path.parts and not path.is_relative_to(steps / "scratch"))
