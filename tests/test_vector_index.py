@@ -6,13 +6,14 @@ import heapq
 import io
 import json
 import math
-import struct
+import random
+import re
 import sys
 import threading
-import types
 from pathlib import Path
 
 import pytest
+from helpers import step_modules
 
 STEP = Path(__file__).resolve().parent.parent / "steps" / "07-vector-index"
 sys.path.insert(0, str(STEP))
@@ -114,31 +115,37 @@ def test_a_loaded_index_equals_the_built_one(tmp_path):
     assert len(loaded) == len(built) == len(VAULT)
     assert sorted(loaded.note_paths()) == sorted({c.path for c in VAULT})
     by_id = {c.id: (c, v) for c, v in zip(loaded.chunks, loaded.vectors)}
+    built_vectors = {c.id: v for c, v in zip(built.chunks, built.vectors)}
     for original in VAULT:
         stored, vector = by_id[original.id]
         assert stored == original
+        assert vector == built_vectors[original.id]  # the same bytes and step
         expected = HashingEmbedder().embed_query(original.text)
-        assert vector.tolist() == pytest.approx(expected, abs=1e-6)  # float32 keeps about 7 digits
+        assert vector.numbers() == pytest.approx(expected, abs=vector.step / 2 + 1e-6)  # rounded to the step
     for query in ("starter feeding", "rye bake", "kombucha tea"):
         assert search(loaded, HashingEmbedder(), query) == search(built, HashingEmbedder(), query)
 
 
-def test_vectors_are_stored_as_little_endian_float32_in_base64():
-    vector = array.array("f", [1.5, -2.0, 0.25])
-    raw = base64.b64decode(vector_search.encode_vector(vector))
-    assert struct.unpack("<3f", raw) == (1.5, -2.0, 0.25)
-    assert vector_search.decode_vector(vector_search.encode_vector(vector), 3) == vector
+def test_a_vector_is_stored_as_one_byte_a_number_in_base64():
+    stored = vector_search.quantize([0.5, -1.0, 0.25, 0.0])
+    assert stored.step == 1.0 / 127  # the largest number, in size, becomes 127 steps
+    assert list(stored.codes) == [128 + 64, 128 - 127, 128 + 32, 128]  # 63.5 and 31.75 steps, rounded
+    text = vector_search.encode_codes(stored.codes)
+    assert base64.b64decode(text) == bytes([192, 1, 160, 128])
+    assert vector_search.decode_codes(text, 4) == stored.codes
+    assert vector_search.quantize([0.0, 0.0]) == (array.array("B", [128, 128]), 0.0)  # no direction, no step
 
 
-def test_a_big_endian_machine_writes_and_reads_the_same_bytes(monkeypatch):
-    monkeypatch.setattr(vector_search, "sys", types.SimpleNamespace(byteorder="big"))
-    native = array.array("f", [1.5, -2.0, 0.25])
-    as_on_big_endian = array.array("f", native)
-    as_on_big_endian.byteswap()  # how the same numbers sit in a big-endian machine's memory
-    text = vector_search.encode_vector(as_on_big_endian)
-    assert base64.b64decode(text) == struct.pack("<3f", 1.5, -2.0, 0.25)
-    assert vector_search.decode_vector(text, 3).tobytes() == as_on_big_endian.tobytes()
-    assert vector_search.sketch(as_on_big_endian) == 0b010  # only the second number is negative
+def test_stored_vectors_keep_numbers_and_cosines_to_within_a_step():
+    rng = random.Random(5)
+    for _ in range(50):
+        a = vector_search.unit_vector([rng.gauss(0, 1) for _ in range(768)])
+        b = vector_search.unit_vector([x + rng.gauss(0, 1) for x in a])  # correlated, as neighbours are
+        stored = vector_search.quantize(b)
+        assert max(abs(x - y) for x, y in zip(stored.numbers(), b)) <= stored.step / 2 * 1.0001
+        exact = sum(x * y for x, y in zip(a, b))
+        offset = vector_search.ZERO * math.fsum(a)
+        assert vector_search.cosine(a.tolist(), offset, stored) == pytest.approx(exact, abs=0.003)
 
 
 def crash_while_writing(monkeypatch, after_bytes=100):
@@ -204,8 +211,11 @@ def test_a_rebuild_replaces_the_old_generation(tmp_path):
         (lambda text: text.replace('"vector":"', '"vector":"AAAA', 1), "expected 64"),  # one number too many
         (lambda text: text.replace('"vector":"', '"vector":"!', 1), "damaged"),  # not base64
         (lambda text: text.replace('"heading_path"', '"headings"', 1), "damaged"),  # a field missing
+        (lambda text: re.sub('"step":[^,}]+', '"step":NaN', text, count=1), "step is nan"),  # JSON allows NaN
+        (lambda text: re.sub('"step":[^,}]+', '"step":-0.01', text, count=1), "step is -0.01"),
+        (lambda text: re.sub('"step":[^,}]+', '"step":"0.01"', text, count=1), "step is '0.01'"),
     ],
-    ids=["truncated-json", "wrong-dimension", "bad-base64", "missing-field"],
+    ids=["truncated-json", "wrong-dimension", "bad-base64", "missing-field", "nan-step", "negative-step", "text-step"],
 )
 def test_a_damaged_note_file_is_reported_by_name(tmp_path, damage, complaint):
     index = build(tmp_path)
@@ -221,7 +231,7 @@ def test_a_truncated_vector_is_detected(tmp_path):
     file = note_file(index, "Glossary.md")
     data = json.loads(file.read_text(encoding="utf-8"))
     vector = base64.b64decode(data["chunks"][0]["vector"])
-    data["chunks"][0]["vector"] = base64.b64encode(vector[:-8]).decode()  # the last two numbers lost
+    data["chunks"][0]["vector"] = base64.b64encode(vector[:-2]).decode()  # the last two numbers lost
     file.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(IndexCorrupt, match="62 numbers, expected 64"):
         Index.load(tmp_path / "index", "test-hashing", 64)
@@ -248,7 +258,8 @@ def test_another_model_dimension_or_format_means_rebuild(tmp_path):
     with pytest.raises(IndexStale, match="64 dimensions.*768 dimensions"):
         Index.load(tmp_path / "index", "test-hashing", 768)
     manifest = tmp_path / "index" / "index.json"
-    manifest.write_text(manifest.read_text().replace('"format":1', '"format":0'))
+    old = f'"format":{index_module.FORMAT - 1}'  # as an index written before the format changed
+    manifest.write_text(manifest.read_text().replace(f'"format":{index_module.FORMAT}', old))
     with pytest.raises(IndexStale, match="format"):
         Index.load(tmp_path / "index", "test-hashing", 64)
 
@@ -500,53 +511,71 @@ def test_tokenize_drops_stopwords_and_splits_on_punctuation():
 
 # region the sketch search
 def test_sketch_bits_are_the_signs():
-    assert vector_search.sketch(array.array("f", [0.5, -0.1, 0.0, -3.0])) == 0b0101
+    assert vector_search.sketch(vector_search.quantize([0.5, -0.1, 0.0, -3.0]).codes) == 0b0101
 
 
 @pytest.fixture(scope="module")
 def clustered():
-    """About 2,000 chunk vectors in 500 notes on 10 topics, and 20 queries: seeded, so always the same.
+    """About 2,500 chunk vectors in 640 notes on 10 topics, and 20 queries: seeded, so always the same.
 
-    A topic here holds about 200 chunks, as in bench_index.py's 40,000; it is the
+    A topic here holds about 250 chunks, as in bench_index.py's 40,000; it is the
     crowd of similar chunks, not the size of the vault, that makes search hard."""
     generator = ClusteredVectors(seed=7, topics=10)
-    notes = generator.notes(500)
-    chunk_vectors = [array.array("f", v) for _, chunks in notes for v in chunks]
-    return chunk_vectors, generator.queries(20, notes)
+    notes = generator.notes(640)
+    floats = [array.array("f", v) for _, chunks in notes for v in chunks]
+    return floats, generator.queries(20, notes)
 
 
-def recall_at_10(chunk_vectors, queries, search) -> float:
-    """The share of the exact 10 nearest that `search(query)` (a list of rows) finds."""
+def recall_at_10(floats, queries, search) -> float:
+    """The share of the exact 10 nearest, by the vectors' float numbers, that `search(query)` (a list of rows) finds."""
     found = 0
     for query in queries:
-        exact = {row for _, row in vector_search.nearest_exact(query, chunk_vectors, range(len(chunk_vectors)), 10)}
+        exact = {row for _, row in heapq.nlargest(10, ((sum(map(float.__mul__, query, v.tolist())), row)
+                                                        for row, v in enumerate(floats)))}
         found += len(exact & set(search(query)))
     return found / (10 * len(queries))
 
 
 def test_sketch_search_finds_what_exact_search_finds(clustered):
-    chunk_vectors, queries = clustered
-    sketches = [vector_search.sketch(v) for v in chunk_vectors]
+    floats, queries = clustered
+    chunk_vectors = [vector_search.quantize(v) for v in floats]
+    sketches = [vector_search.sketch(v.codes) for v in chunk_vectors]
 
     def sketched(query):
         return [row for _, row in vector_search.nearest_sketched(query, chunk_vectors, sketches, None, 10)]
 
+    def every_stored_vector(query):
+        return [row for _, row in vector_search.nearest_exact(query, chunk_vectors, range(len(chunk_vectors)), 10)]
+
     def sketch_distance_alone(query):
-        query_sketch = vector_search.sketch(array.array("f", query))
+        query_sketch = vector_search.sketch(vector_search.quantize(query).codes)
         return heapq.nsmallest(10, range(len(sketches)), key=lambda row: (query_sketch ^ sketches[row]).bit_count())
 
     assert len(chunk_vectors) > 9 * vector_search.SHORTLIST  # scores a ninth of the vectors or fewer exactly
-    assert recall_at_10(chunk_vectors, queries, sketched) >= 0.95
+    assert recall_at_10(floats, queries, every_stored_vector) >= 0.98  # what a byte a number costs
+    assert recall_at_10(floats, queries, sketched) >= 0.95
     # Not an easy set: the sketch distance alone finds under 80% of the nearest 10.
-    assert recall_at_10(chunk_vectors, queries, sketch_distance_alone) < 0.8
+    assert recall_at_10(floats, queries, sketch_distance_alone) < 0.8
 
 
 def test_sketch_search_respects_rows_and_skips_removed_ones():
-    chunk_vectors = [vector_search.unit_vector([1.0, x, -x]) for x in (0.0, 0.1, 0.2, 0.3)] + [None]
-    sketches = [vector_search.sketch(v) for v in chunk_vectors[:-1]] + [vector_search.empty_sketch(3)]
+    chunk_vectors = [vector_search.quantize(vector_search.unit_vector([1.0, x, -x])) for x in (0.0, 0.1, 0.2, 0.3)]
+    sketches = [vector_search.sketch(v.codes) for v in chunk_vectors] + [vector_search.empty_sketch(3)]
+    chunk_vectors.append(None)
     query = [1.0, 0.0, 0.0]  # its sketch is 0: the empty row's would be nearest were it 0 too
     assert [row for _, row in vector_search.nearest_sketched(query, chunk_vectors, sketches, [2, 3, 4], 1, 1)] == [2]
     assert [row for _, row in vector_search.nearest_sketched(query, chunk_vectors, sketches, None, 3, 10)] == [0, 1, 2]
+
+
+def test_the_index_thread_builds_the_keyword_postings_once_the_index_is_ready(tmp_path):
+    with step_modules(STEP):
+        from vault import Vault
+        from vault_index import VaultIndex
+    (tmp_path / "vault").mkdir()
+    (tmp_path / "vault" / "Rye.md").write_text("# Rye\n\nA dense, sour loaf.\n", encoding="utf-8")
+    vault_index = VaultIndex(Vault(tmp_path / "vault"), HashingEmbedder(), tmp_path / "index")
+    vault_index.start().join(timeout=60)
+    assert vault_index.index._keywords is not None  # so no hybrid search has to build them
 
 
 def test_index_nearest_matches_exact_on_a_small_index(tmp_path):

@@ -10,7 +10,7 @@ On disk, in a folder of the user's cache (default_index_dir), never in the vault
 Why one file per note. Editing a note must cost time in proportion to that note,
 not to the vault: re-indexing it replaces its one file, and nothing else is
 read or written. A single JSON file would have to be rewritten whole on every
-edit: about 200 MB for 40,000 chunks. An append-only log would make edits
+edit: about 80 MB for 40,000 chunks. An append-only log would make edits
 cheap too, but then a crash can cut its last line in half, and it needs
 compaction now and then; a file per note is simpler, and each one is replaced
 atomically (write_json_atomically), so after a crash every file is either the
@@ -21,9 +21,9 @@ notes-<generation>/ folder beside the live one, and only when every note is
 written does the manifest switch to it, in one atomic replace. A crash halfway
 leaves the old index whole; and files of two models can never mix.
 
-Vectors are base64 float32 inside the JSON (vector_search.py), so most of loading is
-json.loads and base64 decoding, both done in C: together about 60% of the
-instructions a load executes, the rest being Python's bookkeeping per chunk.
+Vectors are quantized to a byte a number and stored as base64 inside the JSON
+(vector_search.py), so most of loading is json.loads and base64 decoding, both
+done in C, and a file is a quarter of what float32 would make it.
 
 A crash can leave a <name>.json.tmp behind; it is never read, and the next write
 of that note replaces it. One process writes an index at a time.
@@ -31,9 +31,11 @@ of that note replaces it. One process writes an index at a time.
 In memory, chunks live in rows: parallel lists of chunk, vector and sketch, so
 the hot loop in vector_search.nearest_sketched walks plain lists. A removed chunk
 leaves an empty row that the next added chunk reuses. Keyword postings
-(keyword_index.py) are built from the chunks on the first keyword search, not at
-load, because tokenizing every chunk takes longer than loading the vectors.
+(keyword_index.py) are built from the chunks by keywords(), not by load, because
+tokenizing every chunk takes longer than loading the vectors: the server has
+them built in its index thread once searches by meaning can run.
 """
+import functools
 import hashlib
 import json
 import os
@@ -46,10 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from keyword_index import KeywordIndex, weighted_terms
-from vector_search import SHORTLIST, decode_vector, empty_sketch, encode_vector, nearest_exact, nearest_sketched, sketch
-from vector_search import unit_vector
+from vector_search import SHORTLIST, StoredVector, check_step, decode_codes, empty_sketch, encode_codes, nearest_exact
+from vector_search import nearest_sketched, quantize, sketch, unit_vector
 
-FORMAT = 1  # the layout of the files below; a change means a rebuild
+FORMAT = 2  # the layout of the files below; a change means a rebuild (1 stored float32)
 MANIFEST = "index.json"
 APP_FOLDER = "vault-mcp"
 
@@ -160,25 +162,27 @@ def encode_note(path: str, chunks: list[Chunk], vectors) -> dict:
                 "aliases": chunk.aliases,
                 "tags": chunk.tags,
                 "folder": chunk.folder,
-                "vector": encode_vector(vector),
+                "vector": encode_codes(vector.codes),
+                "step": vector.step,
             }
             for chunk, vector in zip(chunks, vectors)
         ],
     }
 
 
-def read_note_file(file: Path, dimension: int):
+def read_note_file(file: str, dimension: int):
     """(path, chunks, vectors) from one note file; IndexCorrupt says what is wrong with it."""
     try:
-        data = json.loads(file.read_bytes())
+        with open(file, "rb") as handle:
+            data = json.loads(handle.read())
         if data["format"] != FORMAT:
             raise ValueError(f"format {data['format']!r}, expected {FORMAT}")
         path = data["path"]
-        if file.name != note_file_name(path):
+        if os.path.basename(file) != note_file_name(path):
             raise ValueError(f"it holds {path!r}, whose file has another name")
         chunks, vectors = [], []
         for item in data["chunks"]:
-            vectors.append(decode_vector(item.pop("vector"), dimension))
+            vectors.append(StoredVector(decode_codes(item.pop("vector"), dimension), check_step(item.pop("step"))))
             chunks.append(Chunk(path=path, **item))
     except (ValueError, KeyError, TypeError, AttributeError) as error:  # JSONDecodeError is a ValueError
         raise IndexCorrupt(f"index file {file} is damaged ({error}); rebuild the index") from None
@@ -232,11 +236,15 @@ def remove_other_generations(directory: Path, keep: str) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
+# Both keys are computed for every chunk as an index loads, from the few hundred folders
+# and tags a vault has: remembering them takes a tenth off the load.
+@functools.lru_cache(maxsize=4096)
 def folder_key(folder: str) -> str:
     """A folder as filters compare it: forward slashes, no slash at either end, case folded."""
     return folder.replace("\\", "/").strip().strip("/").casefold()
 
 
+@functools.lru_cache(maxsize=4096)
 def tag_key(tag: str) -> str:
     """A tag as filters compare it: without "#", case folded (Obsidian ignores the case of tags)."""
     return tag.strip().lstrip("#").casefold()
@@ -268,8 +276,8 @@ class Index:
         self.generation = generation
         self.shortlist = SHORTLIST
         self.lock = threading.RLock()
-        # Rows: row r holds chunks[r], vectors[r] and sketches[r]; an empty row holds None, None and
-        # a sketch no query comes near (see vector_search.empty_sketch).
+        # Rows: row r holds chunks[r], vectors[r] (a StoredVector) and sketches[r]; an empty row
+        # holds None, None and a sketch no query comes near (see vector_search.empty_sketch).
         self.empty_sketch = empty_sketch(dimension)
         self.chunks: list[Chunk | None] = []
         self.vectors: list = []
@@ -302,9 +310,9 @@ class Index:
         index = cls(directory, embedder_name, dimension, manifest["generation"])
         if not index.notes_dir.is_dir():
             raise IndexCorrupt(f"index folder {index.notes_dir} is missing; rebuild the index")
-        for name in os.listdir(index.notes_dir):
-            if name.endswith(".json"):  # a leftover .json.tmp of a crash is not read
-                path, chunks, vectors = read_note_file(index.notes_dir / name, dimension)
+        for entry in os.scandir(index.notes_dir):  # plain strings: pathlib would add a tenth to the load
+            if entry.name.endswith(".json"):  # a leftover .json.tmp of a crash is not read
+                path, chunks, vectors = read_note_file(entry.path, dimension)
                 index._add_rows(path, chunks, vectors)
         return index
 
@@ -323,7 +331,7 @@ class Index:
         if progress:
             progress(0, len(notes))
         for done, (path, note_chunks) in enumerate(notes.items(), 1):
-            vectors = index._unit_vectors(note_chunks, embedder.embed_documents([c.text for c in note_chunks]))
+            vectors = index._stored_vectors(note_chunks, embedder.embed_documents([c.text for c in note_chunks]))
             # No fsync per file here: sync_folder makes them all durable at once, below.
             with open(index.notes_dir / note_file_name(path), "w", encoding="utf-8") as file:
                 json.dump(encode_note(path, note_chunks, vectors), file, ensure_ascii=False, separators=(",", ":"))
@@ -344,7 +352,7 @@ class Index:
             return self.remove_note(path)
         if any(chunk.path != path for chunk in chunks):
             raise ValueError(f"every chunk given for {path!r} must have that path")
-        vectors = self._unit_vectors(chunks, vectors)
+        vectors = self._stored_vectors(chunks, vectors)
         with self.lock:  # the file first: if writing fails, memory still matches the disk
             write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors))
             self._remove_rows(path)
@@ -358,15 +366,15 @@ class Index:
                 fsync_directory(self.notes_dir)
             self._remove_rows(path)
 
-    def _unit_vectors(self, chunks, vectors) -> list:
-        """The embedder's vectors as float32 of length 1, after checking there is one of the right size per chunk."""
+    def _stored_vectors(self, chunks, vectors) -> list[StoredVector]:
+        """The embedder's vectors scaled to length 1 and quantized, after checking there is one of the right size per chunk."""
         vectors = list(vectors)
         if len(vectors) != len(chunks):
             raise ValueError(f"{len(vectors)} vectors for {len(chunks)} chunks")
         for vector in vectors:
             if len(vector) != self.dimension:
                 raise ValueError(f"a vector has {len(vector)} numbers, the index holds {self.dimension}")
-        return [unit_vector(vector) for vector in vectors]
+        return [quantize(unit_vector(vector)) for vector in vectors]
 
     def _add_rows(self, path: str, chunks: list[Chunk], vectors: list) -> None:
         rows = []
@@ -378,7 +386,7 @@ class Index:
                 self.chunks.append(None)
                 self.vectors.append(None)
                 self.sketches.append(self.empty_sketch)
-            self.chunks[row], self.vectors[row], self.sketches[row] = chunk, vector, sketch(vector)
+            self.chunks[row], self.vectors[row], self.sketches[row] = chunk, vector, sketch(vector.codes)
             self.rows_by_folder.setdefault(folder_key(chunk.folder), set()).add(row)
             for tag in chunk.tags:
                 self.rows_by_tag.setdefault(tag_key(tag), set()).add(row)
@@ -444,8 +452,7 @@ class Index:
         """The BM25 postings, built from the chunks the first time they are needed.
 
         That takes a while on a large vault (seconds for 40,000 chunks), and searches
-        wait for it. A server can start it right after loading, in the background:
-        threading.Thread(target=index.keywords, daemon=True).start()."""
+        wait for it, so vault_index.py calls it right after the load, in its thread."""
         with self.lock:
             if self._keywords is None:
                 keywords = KeywordIndex()

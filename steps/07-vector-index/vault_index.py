@@ -51,6 +51,9 @@ class VaultIndex:
             log.exception("index: could not be built")
         finally:
             self.ready.set()
+        index = self.index
+        if index is not None:  # the keyword postings take seconds on a large vault: now, not in the first search
+            index.keywords()
     # endregion open
 
     def load(self) -> Index | None:

@@ -1,22 +1,36 @@
 """Vectors in the index: how they are stored, and how the nearest ones are found fast.
 
-A vector is an array('f'): 4 bytes a number instead of the 32 a Python float
-takes in a list, which is what lets tens of thousands of 768-number vectors fit
-in memory. On disk it is base64 text of its float32 bytes, always little-endian,
-so an index written on one machine reads on any other.
+A stored vector is quantized: its numbers are divided by a step (the largest
+in size over 127) and rounded, so each becomes a whole number from -127 to 127,
+and 128 is added to make it a byte of an array('B'). The step is kept beside
+it; (code - 128) * step gives the number back to within half a step. A
+768-number vector takes 768 bytes, where float32 takes 3,072 and a list of
+Python floats 24,576: the bytes on disk, the memory, and the time to load all
+shrink fourfold. The cosines it gives are off by about a thousandth, well below
+the difference between a good match and a poor one; the benchmark measures what
+that costs in recall. On disk the bytes are base64 text: one byte has no byte
+order, so an index written on one machine reads on any other.
+
+Why 0 to 255 and not signed bytes: Python keeps one shared object for each int
+from -5 to 256, so reading 0 to 255 out of an array creates no objects, and a
+dot product over them runs about as fast as over floats; signed bytes below -5
+would make a new int each, and the dot product half as fast again. The 128 comes
+back out once per query, not once per number: sum(q * (c - 128)) is
+sum(q * c) - 128 * sum(q).
 
 Cosine similarity of unit vectors is their dot product. Scoring every vector
 exactly costs about 40 microseconds each in pure Python (768 multiplications,
-each making float objects), so 40,000 of them take over a second and a half: too
-slow for a tool a model calls while someone waits. So search runs in two stages:
+each making a float object), so 40,000 of them take over a second and a half:
+too slow for a tool a model calls while someone waits. So search runs in two
+stages:
 
 1. Every vector also has a sketch: one bit per dimension, its sign, kept as a
    Python int. Two vectors that point the same way agree on most signs, so the
    number of differing bits (XOR, then int.bit_count) is a rough distance. It
    costs a fifth of a microsecond a vector: two operations on 96-byte integers,
    done in C, instead of 768 multiplications done one by one.
-2. The SHORTLIST vectors nearest by that rough distance are scored exactly, and
-   the best of them returned.
+2. The SHORTLIST vectors nearest by that rough distance are scored with every
+   number, and the best of them returned.
 
 The sketch needs vectors whose signs vary, as learned embeddings' and signed
 feature hashing's do. Were all numbers positive, every sketch would be equal,
@@ -29,19 +43,21 @@ import binascii
 import heapq
 import math
 import operator
-import sys
 from itertools import repeat
+from typing import NamedTuple
 
-# How many sketch-nearest candidates are scored exactly. tests/bench_index.py
-# measured recall@10 against exact search on 40,000 clustered 768-dimension
-# vectors: 0.90 with 100 candidates, 0.965 with 150, 0.99 with 200, 1.0 with 300.
-# Each candidate costs one exact dot product; 200 keeps a margin above 0.95 for
-# embeddings more crowded than the benchmark's, at about a third of the search time.
-SHORTLIST = 200
+# How many sketch-nearest candidates are scored with every number. tests/bench_index.py
+# measured recall@10 against exact search over the original floats, on 40,000
+# clustered 768-dimension vectors: 0.85 with 100 candidates, 0.93 with 150, 0.97
+# with 200, 0.98 with 250, and no better with more, since scoring every stored
+# vector finds 0.985: that is what a byte a number costs. Each candidate costs
+# one dot product, about 30 microseconds.
+SHORTLIST = 250
 
-# bytes.translate turns each byte into "0" or "1" by its top bit. In a
-# little-endian float32 that top bit, in the 4th byte, is the sign.
-SIGN_DIGIT = bytes.maketrans(bytes(range(256)), b"0" * 128 + b"1" * 128)
+ZERO = 128  # the code of 0.0; codes below it stand for negative numbers
+
+# bytes.translate turns each code into "1" (negative) or "0" (zero or more).
+SIGN_DIGIT = bytes.maketrans(bytes(range(256)), b"1" * ZERO + b"0" * (256 - ZERO))
 
 try:
     from math import sumprod as dot  # Python 3.12+: one C loop
@@ -49,6 +65,16 @@ except ImportError:  # Python 3.11
 
     def dot(a, b) -> float:
         return sum(map(operator.mul, a, b))
+
+
+class StoredVector(NamedTuple):
+    """A quantized vector: number i is about (codes[i] - ZERO) * step."""
+
+    codes: array.array  # of "B", bytes from 0 to 255
+    step: float
+
+    def numbers(self) -> list[float]:
+        return [(code - ZERO) * self.step for code in self.codes]
 
 
 def unit_vector(numbers) -> array.array:
@@ -60,36 +86,42 @@ def unit_vector(numbers) -> array.array:
     return array.array("f", map(operator.mul, vector, repeat(1.0 / length)))
 
 
-def little_endian_bytes(vector: array.array) -> bytes:
-    """The float32 bytes in little-endian order, whatever this machine's order is."""
-    if sys.byteorder == "little":
-        return vector.tobytes()
-    swapped = array.array("f", vector)
-    swapped.byteswap()
-    return swapped.tobytes()
+# region quantize
+def quantize(numbers) -> StoredVector:
+    """The vector in bytes: the largest number becomes ZERO + 127 or ZERO - 127, the rest in proportion."""
+    largest = max(map(abs, numbers), default=0.0)
+    step = largest / 127
+    if step == 0.0:
+        return StoredVector(array.array("B", [ZERO] * len(numbers)), 0.0)
+    return StoredVector(array.array("B", [round(number / step) + ZERO for number in numbers]), step)
+# endregion quantize
 
 
-def encode_vector(vector: array.array) -> str:
-    return base64.b64encode(little_endian_bytes(vector)).decode("ascii")
+def encode_codes(codes: array.array) -> str:
+    return base64.b64encode(codes.tobytes()).decode("ascii")
 
 
-def decode_vector(text: str, dimension: int) -> array.array:
-    """The inverse of encode_vector; ValueError if the text is not `dimension` float32s."""
+def decode_codes(text: str, dimension: int) -> array.array:
+    """The inverse of encode_codes; ValueError if the text is not `dimension` bytes."""
     raw = binascii.a2b_base64(text, strict_mode=True)  # base64.b64decode, minus a copy; binascii.Error is a ValueError
-    if len(raw) != 4 * dimension:
-        raise ValueError(f"a vector holds {len(raw) / 4:g} numbers, expected {dimension} (cut short, or another model)")
-    vector = array.array("f")
-    vector.frombytes(raw)
-    if sys.byteorder == "big":
-        vector.byteswap()
-    return vector
+    if len(raw) != dimension:
+        raise ValueError(f"a vector holds {len(raw)} numbers, expected {dimension} (cut short, or another model)")
+    codes = array.array("B")
+    codes.frombytes(raw)
+    return codes
+
+
+def check_step(step) -> float:
+    """A stored step, checked: JSON allows NaN and Infinity, and a step must be neither, nor negative."""
+    if not isinstance(step, float) or not math.isfinite(step) or step < 0:
+        raise ValueError(f"a vector's step is {step!r}, not a finite number of 0 or more")
+    return step
 
 
 # region sketch
-def sketch(vector: array.array) -> int:
-    """One bit per dimension, set where the number is negative (its sign bit)."""
-    sign_bytes = little_endian_bytes(vector)[3::4]  # the byte holding each number's sign
-    return int(sign_bytes.translate(SIGN_DIGIT), 2)
+def sketch(codes: array.array) -> int:
+    """One bit per dimension, set where the number is negative (its code below ZERO)."""
+    return int(codes.tobytes().translate(SIGN_DIGIT), 2)
 # endregion sketch
 
 
@@ -100,19 +132,26 @@ def empty_sketch(dimension: int) -> int:
     return ((1 << 2 * dimension) - 1) << dimension
 
 
+def cosine(query, query_offset: float, vector: StoredVector) -> float:
+    """The cosine of a unit query and a stored unit vector, to within about a thousandth.
+    `query_offset` is ZERO * sum(query), computed once for all the vectors."""
+    return (dot(query, vector.codes) - query_offset) * vector.step
+
+
 def nearest_exact(query, vectors, rows, k: int) -> list[tuple[float, int]]:
     """The k best (cosine, row) among `rows`, scoring every one: the slow, certain way."""
-    scored = ((dot(query, vectors[row]), row) for row in rows)
+    offset = ZERO * math.fsum(query)
+    scored = ((cosine(query, offset, vectors[row]), row) for row in rows)
     return heapq.nlargest(k, scored)
 
 
 # region nearest
 def nearest_sketched(query, vectors, sketches, rows, k: int, shortlist: int = SHORTLIST) -> list[tuple[float, int]]:
-    """The k best (cosine, row) among `rows`: shortlist by sketch distance, then score exactly.
+    """The k best (cosine, row) among `rows`: shortlist by sketch distance, then score in full.
 
-    `rows` is None for every row. A row no longer in use has the vector None and
-    the sketch empty_sketch(dimension)."""
-    query_sketch = sketch(array.array("f", query))
+    `vectors` are StoredVectors; `rows` is None for every row. A row no longer in
+    use has the vector None and the sketch empty_sketch(dimension)."""
+    query_sketch = sketch(quantize(query).codes)
     if rows is None:
         rows = range(len(sketches))
         distances = [(query_sketch ^ other).bit_count() for other in sketches]
@@ -124,6 +163,7 @@ def nearest_sketched(query, vectors, sketches, rows, k: int, shortlist: int = SH
         # (a few more than `shortlist` when several lie exactly at the cut).
         cut = heapq.nsmallest(shortlist, distances)[-1]
         rows = [row for row, distance in zip(rows, distances) if distance <= cut]
-    scored = ((dot(query, vectors[row]), row) for row in rows if vectors[row] is not None)
+    offset = ZERO * math.fsum(query)
+    scored = ((cosine(query, offset, vectors[row]), row) for row in rows if vectors[row] is not None)
     return heapq.nlargest(k, scored)
 # endregion nearest

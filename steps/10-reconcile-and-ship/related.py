@@ -81,7 +81,7 @@ def similar_notes(vault_index, path: str, count: int) -> list[tuple[str, float]]
     if index is None:
         return []
     with index.lock:  # a reindex may change rows meanwhile
-        vectors = [index.vectors[row] for row in index.rows_by_note.get(path, [])]
+        vectors = [index.vectors[row].numbers() for row in index.rows_by_note.get(path, [])]
         if not vectors:  # not indexed yet, or no text
             return []
         centre = [sum(numbers) / len(vectors) for numbers in zip(*vectors)]

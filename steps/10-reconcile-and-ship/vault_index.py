@@ -63,6 +63,9 @@ class VaultIndex:
             log.exception("index: could not be built")
         finally:
             self.ready.set()
+        index = self.index
+        if index is not None:  # the keyword postings take seconds on a large vault: now, not in the first search
+            index.keywords()
 
     def catch_up(self) -> bool:
         """Load the stored index and bring it up to date with the vault (reconcile.py);
