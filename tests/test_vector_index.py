@@ -1,6 +1,7 @@
 """Step 7's index and search, without a server: storage, the sketch search, BM25, fusion, filters."""
 import array
 import base64
+import gc
 import hashlib
 import heapq
 import io
@@ -224,6 +225,45 @@ def test_a_damaged_note_file_is_reported_by_name(tmp_path, damage, complaint):
     with pytest.raises(IndexCorrupt, match=complaint) as caught:
         Index.load(tmp_path / "index", "test-hashing", 64)
     assert file.name in str(caught.value) and "rebuild" in str(caught.value)
+
+
+def test_a_build_gives_the_embedder_short_notes_in_full_batches(tmp_path):
+    class CountingEmbedder(HashingEmbedder):
+        def __init__(self):
+            self.batch_sizes = []
+
+        def embed_documents(self, texts):
+            self.batch_sizes.append(len(texts))
+            return super().embed_documents(texts)
+
+    chunks = [Chunk(f"Note {n}.md#0", f"Note {n}.md", [f"Note {n}"], f"rye loaf number {n}", f"Note {n}")
+              for n in range(40)]
+    embedder = CountingEmbedder()
+    index = Index.build(tmp_path / "index", embedder, chunks)
+    assert embedder.batch_sizes == [index_module.EMBED_BATCH, 40 - index_module.EMBED_BATCH]  # not 40 calls
+    for chunk in chunks:  # and each note got its own vectors back
+        expected = vector_search.quantize(vector_search.unit_vector(embedder.embed_query(chunk.text)))
+        assert index.vectors[index.rows_by_note[chunk.path][0]] == expected
+
+
+def test_the_cycle_collector_is_paused_during_a_load_and_resumed_after_it(tmp_path, monkeypatch):
+    index = build(tmp_path)
+    seen = []
+    read = index_module.read_note_file
+    monkeypatch.setattr(index_module, "read_note_file", lambda *args: seen.append(gc.isenabled()) or read(*args))
+    assert len(Index.load(tmp_path / "index", "test-hashing", 64)) == len(VAULT)
+    assert seen and not any(seen) and gc.isenabled()
+    note_file(index, "Glossary.md").write_text("{", encoding="utf-8")
+    with pytest.raises(IndexCorrupt):
+        Index.load(tmp_path / "index", "test-hashing", 64)
+    assert gc.isenabled()  # a failed load too
+    gc.disable()
+    try:  # and a caller who had paused it finds it paused still
+        with pytest.raises(IndexCorrupt):
+            Index.load(tmp_path / "index", "test-hashing", 64)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_a_truncated_vector_is_detected(tmp_path):

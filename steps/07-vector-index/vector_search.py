@@ -5,8 +5,8 @@ in size over 127) and rounded, so each becomes a whole number from -127 to 127,
 and 128 is added to make it a byte of an array('B'). The step is kept beside
 it; (code - 128) * step gives the number back to within half a step. A
 768-number vector takes 768 bytes, where float32 takes 3,072 and a list of
-Python floats 24,576: the bytes on disk, the memory, and the time to load all
-shrink fourfold. The cosines it gives are off by about a thousandth, well below
+Python floats 24,576: the vectors on disk and in memory shrink fourfold, and an
+index loads in half the time. The cosines are off by about a thousandth, below
 the difference between a good match and a poor one; the benchmark measures what
 that costs in recall. On disk the bytes are base64 text: one byte has no byte
 order, so an index written on one machine reads on any other.
@@ -19,10 +19,9 @@ back out once per query, not once per number: sum(q * (c - 128)) is
 sum(q * c) - 128 * sum(q).
 
 Cosine similarity of unit vectors is their dot product. Scoring every vector
-exactly costs about 40 microseconds each in pure Python (768 multiplications,
-each making a float object), so 40,000 of them take over a second and a half:
-too slow for a tool a model calls while someone waits. So search runs in two
-stages:
+costs about 30 microseconds each in pure Python (768 multiplications, each
+making a float object), so 40,000 of them take over a second: too slow for a
+tool a model calls while someone waits. So search runs in two stages:
 
 1. Every vector also has a sketch: one bit per dimension, its sign, kept as a
    Python int. Two vectors that point the same way agree on most signs, so the
