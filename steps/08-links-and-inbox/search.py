@@ -25,7 +25,7 @@ MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 # Chosen with `make eval` (tests/eval.py): 42 questions about the sample vault, 30 of
 # them paraphrases that avoid the words of the note that answers them. On those 30,
 # recall@5 / MRR@5 with the offline embedder: keyword 0.33/0.21, semantic 0.37/0.21,
-# hybrid 0.47/0.27 with RRF_K 1 and equal weights (all 42: 0.60/0.42, against keyword
+# hybrid 0.43/0.26 with RRF_K 1 and equal weights (all 42: 0.57/0.41, against keyword
 # 0.50/0.39 and semantic 0.50/0.36).
 #
 # RRF_K: each ranking holds about 20 chunks, and with the customary 60 their scores
@@ -39,10 +39,10 @@ MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 # it down. Without Ollama to measure, `python3 tests/eval.py --what-if` puts the
 # right note at rank 1 to 5 of the semantic ranking of each paraphrase (150 cases),
 # fuses that with the real keyword ranking, and counts how often fusion ranks it
-# lower / out of the top 5: equal weights 101 / 44 (RRF_K 60: 94 / 68), semantic 4
-# to keyword 1: 17 / 4, semantic 8: 6 / 1. So 8: the model's first two chunks keep
+# lower / out of the top 5: equal weights 101 / 43 (RRF_K 60: 94 / 68), semantic 4
+# to keyword 1: 19 / 6, semantic 8: 6 / 1. So 8: the model's first two chunks keep
 # their places (8/2 beats 8/3 + 1/2, and 8/3 beats 8/4 + 1/2), and where it ranks a
-# word question's answer 6th to 10th, the words still bring it into the top 5 in 39
+# word question's answer 6th to 10th, the words still bring it into the top 5 in 40
 # of 60 cases (55 with equal weights). `make eval` measures Ollama wherever it runs.
 # region weights
 RRF_K = 1

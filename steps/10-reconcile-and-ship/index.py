@@ -25,7 +25,7 @@ leaves the old index whole; and files of two models can never mix.
 
 Vectors are quantized to a byte a number and stored as base64 inside the JSON
 (vector_search.py), so most of loading is json.loads and base64 decoding, both
-done in C, and a file is a quarter of what float32 would make it.
+done in C, and vectors take a quarter of the room float32 would.
 
 A crash can leave a <name>.json.tmp behind; it is never read, and the next write
 of that note replaces it. One process writes an index at a time.
