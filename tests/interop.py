@@ -46,11 +46,13 @@ async def conversation(server, mode: str) -> str:
             assert error.code == -32602, error
         else:
             raise AssertionError("an unknown tool did not raise")
-        if "search_vault" in names:  # from step 7 on
-            found = await client.call_tool("search_vault", {"query": "cabbage and salt in brine", "limit": 3})
-            assert not found.is_error and found.structured_content["results"], found
-            paths = [hit["path"] for hit in found.structured_content["results"]]
-            assert any(path.startswith("Ferments/") for path in paths), paths
+        if "search_vault" in names:  # from step 7 on, in every mode
+            for search_mode in ("hybrid", "semantic", "keyword"):
+                arguments = {"query": "cabbage and salt in brine", "limit": 3, "mode": search_mode}
+                found = await client.call_tool("search_vault", arguments)
+                assert not found.is_error and found.structured_content["results"], found
+                paths = [hit["path"] for hit in found.structured_content["results"]]
+                assert any(path.startswith("Ferments/") for path in paths), (search_mode, paths)
         if "get_backlinks" in names:  # from step 8 on
             linked = await client.call_tool("get_backlinks", {"path": "Ferments/Troubleshooting"})
             assert not linked.is_error, linked
@@ -92,7 +94,7 @@ def main() -> int:
             for mode in ("auto", "legacy"):
                 try:
                     version = anyio.run(conversation, target, mode)
-                    print(f"ok    {transport:5} {mode:6} spoke {version}: tools, notes, search, isError, -32602, resources"
+                    print(f"ok    {transport:5} {mode:6} spoke {version}: tools, notes, search in 3 modes, isError, -32602, resources"
                           f"{', backlinks' if newest.number >= 8 else ''}"
                           f"{', a new note found' if newest.number >= 9 else ''}")
                 except Exception as error:  # report every combination, then fail

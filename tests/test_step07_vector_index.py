@@ -2,6 +2,7 @@
 offline embedder: search_vault, reindex with progress, and an index that lives in
 its own folder, survives restarts, and is rebuilt when it cannot be used."""
 import json
+import math
 import re
 import shutil
 import socket
@@ -9,12 +10,17 @@ import struct
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from helpers import CLIENT_INFO, McpClient, rpc
 from launch import quiet_environment, running_server, wait_for_url
 from manifest import SAMPLE_VAULT, find_step
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "guide" / "exercises"))
+from probe import StandInOllama  # noqa: E402
 
 STEP = find_step(7)
 
@@ -195,6 +201,18 @@ def test_an_index_that_cannot_be_used_is_rebuilt_and_the_server_goes_on(vault, t
     process, log = start(vault, index_dir, "--embedder", "hash")
     stop(process)
     assert "building it" in log.read_text()
+
+
+def test_with_ollama_the_build_asks_for_32_chunks_a_request_not_one_note(vault, tmp_path, monkeypatch):
+    with StandInOllama() as ollama:
+        monkeypatch.setenv("OLLAMA_HOST", ollama.url)
+        process, log = start(vault, tmp_path / "index", "--embedder", "ollama")
+        stop(process)
+    assert "ollama" in log.read_text().lower() and "indexed 32 notes" in log.read_text()
+    batches = [body["input"] for body in ollama.embedded() if body["input"][0].startswith("search_document: ")]
+    chunks = sum(len(batch) for batch in batches)
+    assert max(len(batch) for batch in batches) == 32 and chunks > 100
+    assert len(batches) <= 2 * math.ceil(chunks / 32)  # a request per note would be 32 of them
 
 
 def test_reindex_flag_builds_anew_at_startup(vault, tmp_path):
