@@ -5,10 +5,10 @@ the SDK is a dependency of this check only. For each transport (stdio, HTTP) and
 each client mode (auto: probe the 2026-07-28 era first; legacy: the handshake), on a
 temporary copy of the sample vault, it lists the tools, lists and reads notes, sends
 a path that leaves the vault (an isError result), calls a tool that does not exist
-(a JSON-RPC error), and lists and reads resources; from step 7 on it searches, from
-step 8 on it asks for backlinks, and from step 9 on it writes a note
-with create_note and searches until the watcher has indexed it (bounded). Exits
-non-zero on any surprise.
+(a JSON-RPC error), and lists and reads resources; from step 7 on it searches in
+each mode, from step 8 on it asks for backlinks, and from step 9 on it writes a
+note with create_note and searches until the watcher has indexed it (bounded).
+Exits non-zero on any surprise.
 """
 import shutil
 import sys
