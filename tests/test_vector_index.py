@@ -607,6 +607,16 @@ def test_sketch_search_respects_rows_and_skips_removed_ones():
     assert [row for _, row in vector_search.nearest_sketched(query, chunk_vectors, sketches, None, 3, 10)] == [0, 1, 2]
 
 
+def test_a_built_index_has_its_keyword_postings_at_once(tmp_path):
+    index = build(tmp_path)
+    assert index._keywords is not None  # a reindex leaves no postings for the first search to build
+    fresh = KeywordIndex()
+    for row, chunk in enumerate(index.chunks):
+        fresh.add(row, index_module.chunk_terms(chunk))
+    query = tokenize("starter flour water")
+    assert fresh.scores(query) and index.keywords().scores(query) == fresh.scores(query)
+
+
 def test_the_index_thread_builds_the_keyword_postings_once_the_index_is_ready(tmp_path):
     with step_modules(STEP):
         from vault import Vault

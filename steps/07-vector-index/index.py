@@ -31,9 +31,9 @@ of that note replaces it. One process writes an index at a time.
 In memory, chunks live in rows: parallel lists of chunk, vector and sketch, so
 the hot loop in vector_search.nearest_sketched walks plain lists. A removed chunk
 leaves an empty row that the next added chunk reuses. Keyword postings
-(keyword_index.py) are built from the chunks by keywords(), not by load, because
-tokenizing every chunk takes longer than loading the vectors: the server has
-them built in its index thread once searches by meaning can run.
+(keyword_index.py) are filled as a build adds rows, but after a load, not by it,
+because tokenizing every chunk takes longer than loading the vectors: the server
+has keywords() build them in its index thread once searches by meaning can run.
 """
 import contextlib
 import functools
@@ -360,6 +360,7 @@ class Index:
         # region build
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
+        index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
         index.notes_dir.mkdir(parents=True)
         if progress:
             progress(0, len(notes))
