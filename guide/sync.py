@@ -17,13 +17,15 @@ A wire transcript can be shown brief, with only the lines that matter:
     <!-- include: 02-protocol-and-sessions/wire/06-echo.out brief -->
     <!-- include: 02-protocol-and-sessions/wire/17-origin-and-host.out brief keep=Content-Type drop=Host -->
     <!-- include: 02-protocol-and-sessions/wire/12-invalid-messages.out brief flat -->
+    <!-- include: 07-vector-index/wire/36-reindex.out brief flat events=2 -->
 
 Brief keeps the request and status lines and the headers in BRIEF_KEEP (keep= and
 drop= change that set for one include), drops every other header, indents a JSON
 body that travels on one line longer than BRIEF_WIDTH characters (a short one stays
 on its line, where it reads best; flat leaves every body on its line, for a run of
 exchanges where no body is the point), and ends with the command that prints the
-whole transcript. The .out file keeps the wire form; the brief block is derived from
+whole transcript. events=N shows the first N events of a long run of server-sent
+events and the last one, and says in one line how many it left out between them. The .out file keeps the wire form; the brief block is derived from
 it, so `make guide-check` holds it to the transcript like any other block.
 
     python3 guide/sync.py          rewrite every block from the code (make guide)
@@ -86,7 +88,7 @@ def render(target: str, steps_dir: Path, options: str = "") -> str:
     path = steps_dir / relative
     if not path.is_file():
         raise SyncError(f"no file steps/{relative}")
-    keep, flat = brief_options(options.split())
+    keep, flat, events = brief_options(options.split())
     if keep is not None and not (path.suffix == ".out" and path.with_suffix(".sh").exists()):
         raise SyncError(f"steps/{relative}: brief applies to wire transcripts (.out beside a .sh) only")
     if path.suffix == ".out":
@@ -96,10 +98,13 @@ def render(target: str, steps_dir: Path, options: str = "") -> str:
         if keep is None:
             return fence("console", f"$ {command}\n" + path.read_text().rstrip("\n"))
         text = brief(path.read_text(), keep, flat)
-        shown = fence("console", f"$ {command}\n" + text.rstrip("\n"))
         how = "repeated headers left out"
         if text != brief(path.read_text(), keep, flat=True):
             how += ", long JSON indented"
+        if events is not None:
+            text, left_out = fewer_events(text, events)
+            how += f", {left_out} events left out" if left_out else ""
+        shown = fence("console", f"$ {command}\n" + text.rstrip("\n"))
         return shown + f"Shortened: {how}. In full: `cat steps/{relative}`\n"
     if name:
         found = regions(path)
@@ -111,24 +116,28 @@ def render(target: str, steps_dir: Path, options: str = "") -> str:
     return fence(LANGUAGES.get(path.suffix, "text"), text)
 
 
-def brief_options(options: list[str]) -> tuple[set[str] | None, bool]:
+def brief_options(options: list[str]) -> tuple[set[str] | None, bool, int | None]:
     """The headers a brief block keeps, lower-cased (None when the block is not brief),
-    and whether it is flat: every JSON body left on its line."""
+    whether it is flat (every JSON body left on its line), and how many events of a
+    long run it shows before the last (None: all)."""
     if not options:
-        return None, False
+        return None, False, None
     if options[0] != "brief":
-        raise SyncError(f"unknown include option {options[0]!r}: the options are brief, keep=, drop=, flat")
-    keep, flat = {name.lower() for name in BRIEF_KEEP}, False
+        raise SyncError(f"unknown include option {options[0]!r}: the options are brief, keep=, drop=, flat, events=")
+    keep, flat, events = {name.lower() for name in BRIEF_KEEP}, False, None
     for option in options[1:]:
+        key, _, value = option.partition("=")
         if option == "flat":
             flat = True
-            continue
-        key, _, names = option.partition("=")
-        if key not in ("keep", "drop") or not names:
-            raise SyncError(f"unknown include option {option!r}: after brief come keep=A,B, drop=A,B and flat")
-        change = {name.lower() for name in names.split(",")}
-        keep = keep | change if key == "keep" else keep - change
-    return keep, flat
+        elif key == "events" and value.isdigit() and int(value) > 0:
+            events = int(value)
+        elif key in ("keep", "drop") and value:
+            change = {name.lower() for name in value.split(",")}
+            keep = keep | change if key == "keep" else keep - change
+        else:
+            raise SyncError(f"unknown include option {option!r}: after brief come keep=A,B, drop=A,B, flat "
+                            "and events=N (N at least 1)")
+    return keep, flat, events
 
 
 def brief(transcript: str, keep: set[str], flat: bool = False) -> str:
@@ -146,6 +155,30 @@ def brief(transcript: str, keep: set[str], flat: bool = False) -> str:
             line = indented(line)
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def fewer_events(text: str, shown: int) -> tuple[str, int]:
+    """The text with each run of more than shown + 1 server-sent events (blocks of
+    "event:" and "data:" lines, a blank line after each) cut to its first `shown`
+    events and its last, and a line saying how many were left out; and that number."""
+    lines, out, left_out, index = text.split("\n"), [], 0, 0
+    while index < len(lines):
+        run = []
+        while index < len(lines) and lines[index].startswith(("event: ", "data: ")):
+            end = index
+            while end < len(lines) and lines[end].startswith(("event: ", "data: ")):
+                end += 1
+            run.append(lines[index:end + 1])  # the event with the blank line after it
+            index = end + 1
+        if len(run) > shown + 1:
+            hidden = len(run) - shown - 1
+            run = run[:shown] + [[f"[{hidden} more events like these]", ""]] + run[-1:]
+            left_out += hidden
+        out += [line for event in run for line in event]
+        if index < len(lines) and not run:
+            out.append(lines[index])
+            index += 1
+    return "\n".join(out), left_out
 
 
 def indented(line: str) -> str:

@@ -260,9 +260,47 @@ def test_a_drifted_brief_block_fails_the_check(tree):
     assert sync(guide, steps, check=True) == ["01-demo.md: quoted code or transcript differs from the steps"]
 
 
+def stream_of(count: int) -> str:
+    """A transcript whose answer is an SSE stream of `count` progress events, then the result."""
+    events = "".join(f'event: message\ndata: {{"method": "notifications/progress", "progress": {n}}}\n\n'
+                     for n in range(count))
+    return ('> POST /mcp\n>\n{"id": 1}\n< HTTP/1.1 200 OK\n<\n' + events
+            + 'event: message\ndata: {"id": 1, "result": {}}\n\n')
+
+
+def test_events_shows_the_first_of_a_long_stream_and_its_last_event(tree):
+    steps, guide, chapter = tree
+    (steps / "01-demo" / "wire" / "01-hello.out").write_text(stream_of(10))
+    chapter.write_text(BLOCK.format(target="01-demo/server.py#main")
+                       + BLOCK.format(target="01-demo/wire/01-hello.out brief flat events=2"))
+    assert sync(guide, steps, check=False) == []
+    text = chapter.read_text()
+    assert '"progress": 0}' in text and '"progress": 1}' in text and '"result": {}' in text
+    assert '"progress": 2}' not in text and '"progress": 9}' not in text
+    assert '"progress": 1}\n\n[8 more events like these]\n\nevent: message\ndata: {"id": 1, "result"' in text
+    assert "Shortened: repeated headers left out, 8 events left out. In full:" in text
+    assert sync(guide, steps, check=True) == []
+    # One event more in the transcript is a drifted block, though the one it adds is left out.
+    (steps / "01-demo" / "wire" / "01-hello.out").write_text(stream_of(11))
+    assert sync(guide, steps, check=True) == ["01-demo.md: quoted code or transcript differs from the steps"]
+
+
+def test_events_leaves_a_short_stream_whole(tree):
+    steps, guide, chapter = tree
+    (steps / "01-demo" / "wire" / "01-hello.out").write_text(stream_of(2))  # 2 shown and the last: all 3
+    chapter.write_text(BLOCK.format(target="01-demo/server.py#main")
+                       + BLOCK.format(target="01-demo/wire/01-hello.out brief flat events=2"))
+    sync(guide, steps, check=False)
+    text = chapter.read_text()
+    assert '"progress": 1}' in text and "more events" not in text and "events left out" not in text
+
+
 @pytest.mark.parametrize(
     "target,problem",
     [
+        ("01-demo/wire/01-hello.out brief events=0", "unknown include option 'events=0'"),
+        ("01-demo/wire/01-hello.out brief events=two", "unknown include option 'events=two'"),
+        ("01-demo/wire/01-hello.out brief events", "unknown include option 'events'"),
         ("01-demo/wire/01-hello.out short", "unknown include option 'short'"),
         ("01-demo/wire/01-hello.out brief keep", "unknown include option 'keep'"),
         ("01-demo/wire/01-hello.out keep=Host", "unknown include option 'keep=Host'"),
