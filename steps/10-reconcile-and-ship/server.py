@@ -125,9 +125,7 @@ def serve_http(args, core: Server):
         http_server.server_close()  # the port is free again at once
 
 
-# region options
 ENV_PREFIX = "VAULT_MCP_"
-NOT_FROM_ENV = {"stdio", "reindex"}  # chosen at each start by whoever starts the server
 
 EPILOG = """\
 every option but --stdio and --reindex may also come from the environment variable
@@ -177,6 +175,7 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
+# region options
 class OptionMaker:
     """Adds an option whose default comes from its environment variable when that is
     set: --watch-interval reads VAULT_MCP_WATCH_INTERVAL. The help names the variable."""

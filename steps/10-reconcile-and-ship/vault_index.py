@@ -79,13 +79,13 @@ class VaultIndex:
                 return False
         log.info("index: %s", report)  # the one line that says what changed while the server was off
         return True
+    # endregion open
 
     def dimension(self) -> int:
         # Ollama says how long its vectors are only when it first embeds something.
         if self.embedder.dimension is None:
             self.embedder.embed_query("dimension")
         return self.embedder.dimension
-    # endregion open
 
     # region rebuild
     def rebuild(self, progress=None) -> Index:
@@ -114,6 +114,7 @@ class VaultIndex:
             return self.index
         finally:
             self.build_lock.release()
+    # endregion rebuild
 
     def note_chunks(self, path: str) -> list[Chunk]:
         """The chunks of one note, as the index stores them; none if it cannot be read."""
@@ -130,7 +131,6 @@ class VaultIndex:
                   title=note.title, aliases=note.aliases, tags=tags, folder=folder)
             for number, piece in enumerate(note.chunks())
         ]
-    # endregion rebuild
 
     # region one-note
     def update_note(self, path: str) -> None:
