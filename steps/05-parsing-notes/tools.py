@@ -142,6 +142,7 @@ def get_note(vault: Vault, arguments: dict) -> dict:
             raise VaultError(f"{path} has no heading {json.dumps(heading, ensure_ascii=False)}; its headings: {headings}")
         result["heading"], result["text"] = heading, section
     return result
+# endregion get-note-answer
 
 
 def link_data(link: Link) -> dict:
@@ -161,7 +162,6 @@ def json_ready(value):
     if isinstance(value, list):
         return [json_ready(item) for item in value]
     return value
-# endregion get-note-answer
 
 
 LINK_SCHEMA = {
