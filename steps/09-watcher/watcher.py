@@ -138,6 +138,7 @@ class JobQueue:
                     return job
                 self._changed.wait(wait)
             return None
+    # endregion queue
 
     def done(self) -> None:
         with self._changed:
@@ -154,7 +155,6 @@ class JobQueue:
         """Jobs waiting or in hand."""
         with self._changed:
             return len(self._waiting) + self._in_hand
-# endregion queue
 
 
 class Watcher:
