@@ -211,7 +211,7 @@ def test_with_ollama_the_build_asks_for_32_chunks_a_request_not_one_note(vault, 
     assert "ollama" in log.read_text().lower() and "indexed 32 notes" in log.read_text()
     batches = [body["input"] for body in ollama.embedded() if body["input"][0].startswith("search_document: ")]
     chunks = sum(len(batch) for batch in batches)
-    assert max(len(batch) for batch in batches) == 32 and chunks > 100
+    assert max(len(batch) for batch in batches) <= 32 and chunks > 100  # 32 texts a request at most
     assert len(batches) <= 2 * math.ceil(chunks / 32)  # a request per note would be 32 of them
 
 

@@ -7,6 +7,7 @@ import heapq
 import io
 import json
 import math
+import os
 import random
 import re
 import sys
@@ -205,6 +206,17 @@ def test_a_rebuild_replaces_the_old_generation(tmp_path):
     assert len(Index.load(tmp_path / "index", "test-hashing", 64)) == 2
 
 
+def first_chunk_with(**fields):
+    """A damage: the note file's first chunk with these fields set."""
+
+    def damage(text: str) -> str:
+        data = json.loads(text)
+        data["chunks"][0].update(fields)
+        return json.dumps(data)
+
+    return damage
+
+
 @pytest.mark.parametrize(
     "damage, complaint",
     [
@@ -212,11 +224,19 @@ def test_a_rebuild_replaces_the_old_generation(tmp_path):
         (lambda text: text.replace('"vector":"', '"vector":"AAAA', 1), "expected 64"),  # one number too many
         (lambda text: text.replace('"vector":"', '"vector":"!', 1), "damaged"),  # not base64
         (lambda text: text.replace('"heading_path"', '"headings"', 1), "damaged"),  # a field missing
+        (lambda text: "[" * 100_000, "damaged"),  # nested too deep for the JSON parser: RecursionError
+        (first_chunk_with(folder=0), "folder is int, not text"),  # each would fail searches, not the load
+        (first_chunk_with(id=7), "id is int, not text"),
+        (first_chunk_with(text=None), "text is NoneType, not text"),
+        (first_chunk_with(tags=[1]), "tags is not a list of texts"),
+        (first_chunk_with(heading_path="Glossary"), "heading_path is not a list of texts"),
+        (first_chunk_with(step=0.5), "step is 0.5"),  # no vector of length 1 has so coarse a step
         (lambda text: re.sub('"step":[^,}]+', '"step":NaN', text, count=1), "step is nan"),  # JSON allows NaN
         (lambda text: re.sub('"step":[^,}]+', '"step":-0.01', text, count=1), "step is -0.01"),
         (lambda text: re.sub('"step":[^,}]+', '"step":"0.01"', text, count=1), "step is '0.01'"),
     ],
-    ids=["truncated-json", "wrong-dimension", "bad-base64", "missing-field", "nan-step", "negative-step", "text-step"],
+    ids=["truncated-json", "wrong-dimension", "bad-base64", "missing-field", "deep-json", "int-folder", "int-id",
+         "null-text", "int-tag", "text-heading-path", "large-step", "nan-step", "negative-step", "text-step"],
 )
 def test_a_damaged_note_file_is_reported_by_name(tmp_path, damage, complaint):
     index = build(tmp_path)
@@ -244,6 +264,13 @@ def test_a_build_gives_the_embedder_short_notes_in_full_batches(tmp_path):
     for chunk in chunks:  # and each note got its own vectors back
         expected = vector_search.quantize(vector_search.unit_vector(embedder.embed_query(chunk.text)))
         assert index.vectors[index.rows_by_note[chunk.path][0]] == expected
+    # Notes of 5 chunks: as many as fit in 32 (6 notes), never more, so Ollama is asked
+    # for 30 texts at once rather than 32 and then 3.
+    chunks = [Chunk(f"Note {n}.md#{k}", f"Note {n}.md", [f"Note {n}"], f"rye {n} part {k}", f"Note {n}")
+              for n in range(10) for k in range(5)]
+    embedder = CountingEmbedder()
+    Index.build(tmp_path / "five", embedder, chunks)
+    assert embedder.batch_sizes == [30, 20]
 
 
 def test_the_cycle_collector_is_paused_during_a_load_and_resumed_after_it(tmp_path, monkeypatch):
@@ -277,11 +304,49 @@ def test_a_truncated_vector_is_detected(tmp_path):
         Index.load(tmp_path / "index", "test-hashing", 64)
 
 
-def test_a_damaged_manifest_is_reported(tmp_path):
+@pytest.mark.parametrize("damage", ["cut short", "nested too deep", "a folder", "a long generation"])
+def test_a_damaged_manifest_is_reported(tmp_path, damage):
     build(tmp_path)
-    (tmp_path / "index" / "index.json").write_text('{"format": 1, "embed', encoding="utf-8")
+    manifest = tmp_path / "index" / "index.json"
+    if damage == "cut short":
+        manifest.write_text('{"format": 1, "embed', encoding="utf-8")
+    elif damage == "nested too deep":
+        manifest.write_text("[" * 100_000, encoding="utf-8")
+    elif damage == "a folder":
+        manifest.unlink()
+        manifest.mkdir()
+    else:  # a name longer than a file system allows: not a missing folder, an error
+        data = json.loads(manifest.read_text()) | {"generation": "notes-" + "a" * 300}
+        manifest.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(IndexCorrupt, match="manifest"):
         Index.load(tmp_path / "index", "test-hashing", 64)
+
+
+@pytest.mark.parametrize("kind", ["folder", "link", "fifo"])
+def test_what_is_not_a_file_among_the_note_files_is_refused_not_read(tmp_path, kind):
+    index = build(tmp_path)
+    odd = index.notes_dir / "odd.json"
+    if kind == "folder":
+        odd.mkdir()
+    elif kind == "link":
+        odd.symlink_to(note_file(index, "Glossary.md"))  # a link, even to a good file: nothing here makes one
+    else:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes on this system")
+        os.mkfifo(odd)  # opening it to read would wait for a writer, for ever
+    outcome = []
+    loading = threading.Thread(target=lambda: outcome.append(load_or_error(tmp_path)), daemon=True)
+    loading.start()
+    loading.join(timeout=20)
+    assert outcome, "the load hung"
+    assert isinstance(outcome[0], IndexCorrupt) and "odd.json is not a file" in str(outcome[0])
+
+
+def load_or_error(tmp_path):
+    try:
+        return Index.load(tmp_path / "index", "test-hashing", 64)
+    except Exception as error:
+        return error
 
 
 def test_a_file_that_is_not_named_after_its_note_is_corrupt(tmp_path):

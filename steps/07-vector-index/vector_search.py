@@ -11,10 +11,10 @@ the difference between a good match and a poor one; the benchmark measures what
 that costs in recall. On disk the bytes are base64 text: one byte has no byte
 order, so an index written on one machine reads on any other.
 
-Why 0 to 255 and not signed bytes: Python keeps one shared object for each int
-from -5 to 256, so reading 0 to 255 out of an array creates no objects, and a
+Why 1 to 255 and not signed bytes: Python keeps one shared object for each int
+from -5 to 256, so reading 1 to 255 out of an array creates no objects, and a
 dot product over them runs about as fast as over floats; signed bytes below -5
-would make a new int each, and the dot product half as fast again. The 128 comes
+would make a new int each, and the dot product half as slow again. The 128 comes
 back out once per query, not once per number: sum(q * (c - 128)) is
 sum(q * c) - 128 * sum(q).
 
@@ -54,6 +54,7 @@ from typing import NamedTuple
 SHORTLIST = 250
 
 ZERO = 128  # the code of 0.0; codes below it stand for negative numbers
+MAX_STEP = 1.0001 / 127  # a unit vector's largest number is 1, and float32 rounding may add a hair
 
 # bytes.translate turns each code into "1" (negative) or "0" (zero or more).
 SIGN_DIGIT = bytes.maketrans(bytes(range(256)), b"1" * ZERO + b"0" * (256 - ZERO))
@@ -69,7 +70,7 @@ except ImportError:  # Python 3.11
 class StoredVector(NamedTuple):
     """A quantized vector: number i is about (codes[i] - ZERO) * step."""
 
-    codes: array.array  # of "B", bytes from 0 to 255
+    codes: array.array  # of "B", bytes from 1 to 255
     step: float
 
     def numbers(self) -> list[float]:
@@ -111,15 +112,17 @@ def decode_codes(text: str, dimension: int) -> array.array:
 
 
 def check_step(step) -> float:
-    """A stored step, checked: JSON allows NaN and Infinity, and a step must be neither, nor negative."""
-    if not isinstance(step, float) or not math.isfinite(step) or step < 0:
-        raise ValueError(f"a vector's step is {step!r}, not a finite number of 0 or more")
+    """A stored step, checked: JSON allows NaN and Infinity, and a step must be neither, nor
+    negative, nor larger than a vector of length 1 can have (its largest number is 1 at most)."""
+    if not isinstance(step, float) or not math.isfinite(step) or not 0 <= step <= MAX_STEP:
+        raise ValueError(f"a vector's step is {step!r}, not a number from 0 to {MAX_STEP:.6f}")
     return step
 
 
 # region sketch
 def sketch(codes: array.array) -> int:
-    """One bit per dimension, set where the number is negative (its code below ZERO)."""
+    """One bit per dimension, set where the code is below ZERO: where the number is
+    negative by half a step or more (one nearer zero rounds to ZERO itself)."""
     return int(codes.tobytes().translate(SIGN_DIGIT), 2)
 # endregion sketch
 
@@ -132,7 +135,10 @@ def empty_sketch(dimension: int) -> int:
 
 
 def cosine(query, query_offset: float, vector: StoredVector) -> float:
-    """The cosine of a unit query and a stored unit vector, to within about a thousandth.
+    """The cosine of a unit query and a stored unit vector. Each number is off by half a
+    step at most, so the cosine by half a step times the sum of the query's numbers in
+    size: about a thousandth for embeddings, whose numbers are of similar sizes, more
+    for a vector with one number far larger than the rest (and so a coarse step).
     `query_offset` is ZERO * sum(query), computed once for all the vectors."""
     return (dot(query, vector.codes) - query_offset) * vector.step
 

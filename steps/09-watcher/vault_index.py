@@ -63,7 +63,7 @@ class VaultIndex:
         finally:
             self.ready.set()
         index = self.index
-        if index is not None:  # the keyword postings take seconds on a large vault: now, not in the first search
+        if index is not None:  # the keyword postings take seconds on a large vault: now, not in a search
             index.keywords()
     # endregion open
 

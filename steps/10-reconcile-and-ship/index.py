@@ -35,7 +35,8 @@ the hot loop in vector_search.nearest_sketched walks plain lists. A removed chun
 leaves an empty row that the next added chunk reuses. Keyword postings
 (keyword_index.py) are filled as a build adds rows, but after a load, not by it,
 because tokenizing every chunk takes longer than loading the vectors: the server
-has keywords() build them in its index thread once searches by meaning can run.
+has keywords() build them in its index thread right after the load. Searches that
+arrive meanwhile wait for them, since building them holds the index's lock.
 """
 import contextlib
 import functools
@@ -192,8 +193,9 @@ def read_note_file(file: str, dimension: int):
         chunks, vectors = [], []
         for item in data["chunks"]:
             vectors.append(StoredVector(decode_codes(item.pop("vector"), dimension), check_step(item.pop("step"))))
-            chunks.append(Chunk(path=path, **item))
-    except (ValueError, KeyError, TypeError, AttributeError) as error:  # JSONDecodeError is a ValueError
+            chunks.append(check_chunk(Chunk(path=path, **item)))
+    # JSONDecodeError is a ValueError; RecursionError is JSON nested too deep for the parser.
+    except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise IndexCorrupt(f"index file {file} is damaged ({error}); rebuild the index") from None
     return path, chunks, vectors, meta
 
@@ -202,7 +204,7 @@ def read_note_file(file: str, dimension: int):
 def cycle_collector_paused():
     """Pause Python's cycle collector for the block. A load makes hundreds of thousands
     of objects that all stay: the collector would walk them again and again as they
-    accumulate and free none, a fifth of the load's time."""
+    accumulate and free none, about a tenth of the load's time."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -210,6 +212,19 @@ def cycle_collector_paused():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def check_chunk(chunk: Chunk) -> Chunk:
+    """The chunk, if every field has the type search reads it as: text, or a list of texts.
+    A damaged file must fail here, at load, not in every search that meets the chunk."""
+    for name in ("id", "text", "title", "folder"):
+        if not isinstance(getattr(chunk, name), str):
+            raise ValueError(f"a chunk's {name} is {type(getattr(chunk, name)).__name__}, not text")
+    for name in ("heading_path", "aliases", "tags"):
+        value = getattr(chunk, name)
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ValueError(f"a chunk's {name} is not a list of texts")
+    return chunk
 
 
 def sync_folder(folder: Path) -> None:
@@ -232,11 +247,12 @@ def read_manifest(directory: Path) -> dict:
         manifest = json.loads(file.read_bytes())
     except FileNotFoundError:
         raise IndexMissing(f"there is no index in {directory} yet") from None
-    except ValueError as error:
+    except (OSError, RecursionError, ValueError) as error:  # a folder in its place, JSON nested too deep...
         raise IndexCorrupt(f"index manifest {file} is damaged ({error}); rebuild the index") from None
     generation = manifest.get("generation") if isinstance(manifest, dict) else None
     # The generation names a folder beside the manifest, and nothing else.
-    if not isinstance(generation, str) or not generation.startswith("notes-") or Path(generation).name != generation:
+    if (not isinstance(generation, str) or not generation.startswith("notes-") or len(generation) > 64
+            or Path(generation).name != generation):
         raise IndexCorrupt(f"index manifest {file} names no valid notes folder; rebuild the index")
     return manifest
 
@@ -285,16 +301,17 @@ def group_by_note(chunks) -> dict[str, list[Chunk]]:
 
 
 def note_batches(notes: dict[str, list[Chunk]], size: int):
-    """The notes in groups of at least `size` chunks (the last may hold fewer), so that a
-    build sends the embedder full batches although most notes have only a few chunks:
-    with Ollama, one request for every 32 chunks rather than one for every note."""
+    """The notes in groups of as many as fit in `size` chunks (a note with more is a group
+    of its own), so that a build sends the embedder nearly full batches although most
+    notes have only a few chunks: with Ollama, a request for about every 30 chunks
+    rather than one for every note."""
     batch, count = [], 0
     for path, chunks in notes.items():
-        batch.append((path, chunks))
-        count += len(chunks)
-        if count >= size:
+        if batch and count + len(chunks) > size:
             yield batch
             batch, count = [], 0
+        batch.append((path, chunks))
+        count += len(chunks)
     if batch:
         yield batch
 
@@ -371,10 +388,13 @@ class Index:
             raise IndexCorrupt(f"index folder {index.notes_dir} is missing; rebuild the index")
         with cycle_collector_paused():
             for entry in os.scandir(index.notes_dir):  # plain strings: pathlib would add a tenth to the load
-                if entry.name.endswith(".json"):  # a leftover .json.tmp of a crash is not read
-                    path, chunks, vectors, meta = read_note_file(entry.path, dimension)
-                    index._add_rows(path, chunks, vectors)
-                    index.meta_by_note[path] = meta
+                if not entry.name.endswith(".json"):  # a leftover .json.tmp of a crash is not read
+                    continue
+                if not entry.is_file(follow_symlinks=False):  # never written here; a FIFO would block the read
+                    raise IndexCorrupt(f"{entry.path} is not a file; rebuild the index")
+                path, chunks, vectors, meta = read_note_file(entry.path, dimension)
+                index._add_rows(path, chunks, vectors)
+                index.meta_by_note[path] = meta
         return index
 
     @classmethod
