@@ -427,7 +427,8 @@ class Index:
             self._remove_rows(path)
 
     def _stored_vectors(self, chunks, vectors) -> list[StoredVector]:
-        """The embedder's vectors scaled to length 1 and quantized, after checking there is one of the right size per chunk."""
+        """The embedder's vectors scaled to length 1 and quantized, after checking that
+        there is one of the right size per chunk."""
         vectors = list(vectors)
         if len(vectors) != len(chunks):
             raise ValueError(f"{len(vectors)} vectors for {len(chunks)} chunks")
