@@ -177,7 +177,7 @@ def encode_note(path: str, chunks: list[Chunk], vectors) -> dict:
 def read_note_file(file: str, dimension: int):
     """(path, chunks, vectors) from one note file; IndexCorrupt says what is wrong with it."""
     try:
-        with open(file, "rb") as handle:
+        with open(file, "rb", buffering=0) as handle:  # read() takes it whole: a buffer would only copy it
             data = json.loads(handle.read())
         if data["format"] != FORMAT:
             raise ValueError(f"format {data['format']!r}, expected {FORMAT}")
