@@ -1,0 +1,83 @@
+"""Every tool's structuredContent fits the outputSchema it declares, in every step that has one.
+
+The specification says a server that declares an output schema must send structured
+results that conform to it, and clients may check: the official SDK's client does,
+and refuses a result that does not fit. So each step's server is run on a copy of
+the sample vault and every tool is called in the ways a model calls it (filters,
+a heading, an empty page, a note with broken properties), and each result is held
+to its declaration by the step's own schema.py.
+"""
+import shutil
+
+import pytest
+
+from helpers import McpClient, rpc, step_modules
+from launch import running_server
+from manifest import SAMPLE_VAULT, load_steps
+
+STEPS_WITH_OUTPUT_SCHEMAS = [step for step in load_steps() if step.number >= 4]
+
+# (tool, arguments) pairs; a step calls those of its tools that are listed.
+CALLS = [
+    ("list_notes", {}),
+    ("list_notes", {"folder": "Bread", "limit": 2}),
+    ("get_note", {"path": "Bread/Bulk fermentation"}),
+    ("get_note", {"path": "Bread/Bulk fermentation", "heading": "Signs bulk is finished"}),
+    ("get_note", {"path": "Ferments/Sauerkraut"}),  # broken properties: frontmatterError
+    ("get_note", {"path": "Bread/Rye bread"}),
+    ("search_vault", {"query": "how much salt for sauerkraut"}),
+    ("search_vault", {"query": "starter", "mode": "keyword", "limit": 3}),
+    ("search_vault", {"query": "dense crumb", "mode": "semantic", "folder": "Bread"}),
+    ("search_vault", {"query": "cabbage", "tag": "ferment"}),
+    ("search_vault", {"query": "zzzqqq"}),  # nothing found
+    ("get_backlinks", {"path": "Ferments/Troubleshooting"}),
+    ("get_backlinks", {"path": "Home"}),
+    ("related_notes", {"path": "Ferments/Kimchi", "limit": 4}),
+    ("create_note", {"title": "Output schema check", "content": "A note.", "tags": ["test"]}),
+    ("reindex", {}),
+]
+
+
+@pytest.mark.parametrize("step", STEPS_WITH_OUTPUT_SCHEMAS, ids=lambda step: step.folder)
+def test_every_structured_result_fits_its_output_schema(step, tmp_path):
+    with step_modules(step.path):
+        from schema import validate
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    with running_server(step.server, "--vault", str(vault), timeout=30) as (url, _log):
+        client = McpClient(url)
+        session = client.open_session()
+        tools = client.send(session, rpc("tools/list")).json()["result"]["tools"]
+        schemas = {tool["name"]: tool["outputSchema"] for tool in tools if "outputSchema" in tool}
+        accepted = {tool["name"]: set(tool["inputSchema"].get("properties", {})) for tool in tools}
+        assert schemas, f"{step.folder} declares no output schema"
+        checked = set()
+        for number, (name, arguments) in enumerate(CALLS, 2):
+            if name not in schemas or not set(arguments) <= accepted[name]:  # a tool or argument of a later step
+                continue
+            call = rpc("tools/call", id=number, name=name, arguments=arguments)
+            result = client.send(session, call).json()["result"]
+            assert result["isError"] is False, (name, arguments, result)
+            problems = validate(schemas[name], result["structuredContent"])
+            assert problems == [], f"{step.folder} {name}({arguments}): {problems}"
+            extra = undeclared(schemas[name], result["structuredContent"])
+            assert extra == [], f"{step.folder} {name}({arguments}) sends fields its schema does not name: {extra}"
+            checked.add(name)
+        assert checked == set(schemas), f"tools never called: {sorted(set(schemas) - checked)}"
+
+
+def undeclared(schema: dict, value, where: str = "") -> list[str]:
+    """The fields of a result that its schema does not name, where the schema names its
+    fields: allowed by JSON Schema, but a field the declaration keeps quiet about is one
+    a client cannot know to read."""
+    found = []
+    if isinstance(value, dict) and "properties" in schema:
+        for key, item in value.items():
+            if key in schema["properties"]:
+                found += undeclared(schema["properties"][key], item, f"{where}{key}.")
+            else:
+                found.append(f"{where}{key}")
+    elif isinstance(value, list) and "items" in schema:
+        for number, item in enumerate(value):
+            found += undeclared(schema["items"], item, f"{where}{number}.")
+    return found
