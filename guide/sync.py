@@ -25,8 +25,9 @@ body that travels on one line longer than BRIEF_WIDTH characters (a short one st
 on its line, where it reads best; flat leaves every body on its line, for a run of
 exchanges where no body is the point), and ends with the command that prints the
 whole transcript. events=N shows the first N events of a long run of server-sent
-events and the last one, and says in one line how many it left out between them. The .out file keeps the wire form; the brief block is derived from
-it, so `make guide-check` holds it to the transcript like any other block.
+events and the last one, and says in one line how many it left out between them.
+The .out file keeps the wire form; the brief block is derived from it, so
+`make guide-check` holds it to the transcript like any other block.
 
     python3 guide/sync.py          rewrite every block from the code (make guide)
     python3 guide/sync.py --check  fail on a stale block, a missing file or region,
@@ -158,9 +159,10 @@ def brief(transcript: str, keep: set[str], flat: bool = False) -> str:
 
 
 def fewer_events(text: str, shown: int) -> tuple[str, int]:
-    """The text with each run of more than shown + 1 server-sent events (blocks of
-    "event:" and "data:" lines, a blank line after each) cut to its first `shown`
-    events and its last, and a line saying how many were left out; and that number."""
+    """The text with each run of server-sent events (blocks of "event:" and "data:"
+    lines, each ended by a blank line) that has two or more to spare cut to its first
+    `shown` events and its last, with a line saying how many were left out between;
+    and how many were, in all."""
     lines, out, left_out, index = text.split("\n"), [], 0, 0
     while index < len(lines):
         run = []
@@ -168,9 +170,13 @@ def fewer_events(text: str, shown: int) -> tuple[str, int]:
             end = index
             while end < len(lines) and lines[end].startswith(("event: ", "data: ")):
                 end += 1
-            run.append(lines[index:end + 1])  # the event with the blank line after it
-            index = end + 1
-        if len(run) > shown + 1:
+            if end < len(lines) and lines[end] == "":
+                end += 1  # the blank line that ends the event belongs to it
+            run.append(lines[index:end])
+            index = end
+            if run[-1][-1] != "":  # an event not ended by a blank line ends the run
+                break
+        if len(run) > shown + 2:  # leaving out one event would save no line
             hidden = len(run) - shown - 1
             run = run[:shown] + [[f"[{hidden} more events like these]", ""]] + run[-1:]
             left_out += hidden

@@ -285,14 +285,28 @@ def test_events_shows_the_first_of_a_long_stream_and_its_last_event(tree):
     assert sync(guide, steps, check=True) == ["01-demo.md: quoted code or transcript differs from the steps"]
 
 
-def test_events_leaves_a_short_stream_whole(tree):
+def test_events_leaves_a_stream_whole_when_one_event_or_none_would_go(tree):
     steps, guide, chapter = tree
-    (steps / "01-demo" / "wire" / "01-hello.out").write_text(stream_of(2))  # 2 shown and the last: all 3
+    (steps / "01-demo" / "wire" / "01-hello.out").write_text(stream_of(3))  # 2 shown, the last, and 1 more
     chapter.write_text(BLOCK.format(target="01-demo/server.py#main")
                        + BLOCK.format(target="01-demo/wire/01-hello.out brief flat events=2"))
     sync(guide, steps, check=False)
     text = chapter.read_text()
-    assert '"progress": 1}' in text and "more events" not in text and "events left out" not in text
+    assert '"progress": 2}' in text and "more events" not in text and "events left out" not in text
+
+
+def test_events_never_hides_a_line_that_is_not_an_event(tree):
+    steps, guide, chapter = tree
+    stream = stream_of(8).replace('"progress": 3}\n\n', '"progress": 3}\nnot an event\n')  # no blank line
+    (steps / "01-demo" / "wire" / "01-hello.out").write_text(stream)
+    chapter.write_text(BLOCK.format(target="01-demo/server.py#main")
+                       + BLOCK.format(target="01-demo/wire/01-hello.out brief flat events=1"))
+    sync(guide, steps, check=False)
+    text = chapter.read_text()
+    assert "\nnot an event\n" in text  # it ends one run and the next begins after it
+    assert '"progress": 0}\n\n[2 more events like these]\n\nevent: message\ndata: {"method"' in text
+    assert '"progress": 4}\n\n[3 more events like these]\n\nevent: message\ndata: {"id": 1' in text
+    assert "5 events left out" in text
 
 
 @pytest.mark.parametrize(
