@@ -125,8 +125,6 @@ def serve_http(args, core: Server):
         http_server.server_close()  # the port is free again at once
 
 
-ENV_PREFIX = "VAULT_MCP_"
-
 EPILOG = """\
 every option but --stdio and --reindex may also come from the environment variable
 in brackets; a flag given on the command line wins over its variable.
@@ -204,6 +202,7 @@ class OptionMaker:
 
 
 KIND_NAMES = {int: "a whole number", float: "a number"}
+ENV_PREFIX = "VAULT_MCP_"
 
 
 def env_variable(flag: str) -> str:
