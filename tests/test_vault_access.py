@@ -2,6 +2,7 @@
 
 Real files in temporary vaults; real symlinks where the system allows them.
 """
+import logging
 import os
 import random
 import sys
@@ -13,11 +14,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "steps" / "04-tools-and-notes"))
 
+import vault as vault_module  # noqa: E402
 from manifest import SAMPLE_VAULT  # noqa: E402
 from vault import (  # noqa: E402
     MAX_NOTE_BYTES,
     InvalidCursor,
     NoteNotFound,
+    NotText,
     Vault,
     VaultError,
     page,
@@ -49,6 +52,7 @@ def root(tmp_path) -> Path:
         (vault / name).write_text(text, encoding="utf-8")
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "secret.md").write_text("# secret\n", encoding="utf-8")
+    (tmp_path / "outside" / "Focaccia.md").write_text("# secret\n", encoding="utf-8")  # named like a note
     return vault
 
 
@@ -251,14 +255,35 @@ def test_read_note_gives_the_found_path_and_the_text(vault):
     assert vault.read_note("Home") == ("Home.md", "# Home\n")
 
 
-def test_undecodable_bytes_become_replacement_characters(vault, root):
-    (root / "Latin1.md").write_bytes("# Crème\n".encode("latin-1"))
-    assert vault.read_note("Latin1")[1] == "# Cr\ufffdme\n"
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ("# Crème\n".encode("latin-1"), ["not UTF-8 text", "byte 4"]),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", ["not UTF-8 text"]),
+        (b"\x00\x01\x02binary\x00", ["NUL", "binary"]),  # valid UTF-8, yet no text
+        ("# Cream\n".encode("utf-16-le"), ["NUL", "binary"]),  # UTF-16 without its mark
+    ],
+    ids=["latin-1", "png", "nul-bytes", "utf-16-without-bom"],
+)
+def test_a_file_that_is_not_text_is_refused_not_served_as_garbage(vault, root, data, words):
+    (root / "Odd.md").write_bytes(data)
+    with pytest.raises(NotText) as caught:
+        vault.read_note("Odd")
+    for word in words:
+        assert word in str(caught.value)
+    assert "Odd.md" in str(caught.value)
 
 
-def test_a_byte_order_mark_is_dropped(vault, root):
-    (root / "Bom.md").write_bytes(b"\xef\xbb\xbf---\ntags: [a]\n---\n")
-    assert vault.read_note("Bom")[1].startswith("---\n")
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"], ids=["utf-8", "utf-16"])
+@pytest.mark.parametrize("order", ["little", "big"])
+def test_a_byte_order_mark_says_how_to_decode_and_is_dropped(vault, root, encoding, order):
+    if encoding == "utf-16":
+        encoding = "utf-16-le" if order == "little" else "utf-16-be"
+        data = ("\ufeff---\ntags: [crème]\n---\n# 🍞\n").encode(encoding)
+    else:
+        data = "---\ntags: [crème]\n---\n# 🍞\n".encode(encoding)
+    (root / "Bom.md").write_bytes(data)
+    assert vault.read_note("Bom")[1] == "---\ntags: [crème]\n---\n# 🍞\n"
 
 
 def test_a_note_deleted_between_the_check_and_the_read(vault, root, monkeypatch):
@@ -272,6 +297,81 @@ def test_a_note_deleted_between_the_check_and_the_read(vault, root, monkeypatch)
     monkeypatch.setattr(vault, "locate", check_then_delete)
     with pytest.raises(NoteNotFound, match="deleted or moved a moment ago"):
         vault.read_note("Home")
+
+
+def swap_for_link(path: Path, target: Path) -> None:
+    """Put a symbolic link to target where path is, in one rename, as an attacker would."""
+    link(target, path.with_name(path.name + ".swap"), directory=target.is_dir())
+    if target.is_dir():
+        path.rename(path.with_name(path.name + ".old"))  # a folder cannot be renamed over
+    os.replace(path.with_name(path.name + ".swap"), path)
+
+
+@pytest.fixture(params=[True, False], ids=["name-by-name", "same-file"])
+def opening(request, monkeypatch):
+    """Both ways of opening: O_NOFOLLOW name by name, and the fstat comparison that
+    stands in for it where the system has no O_NOFOLLOW (Windows)."""
+    if request.param and not vault_module.NAME_BY_NAME:
+        pytest.skip("this system cannot open without following links")
+    monkeypatch.setattr(vault_module, "NAME_BY_NAME", request.param)
+    return request.param
+
+
+def test_a_note_swapped_for_a_link_out_after_the_check_is_not_read(vault, root, monkeypatch, opening):
+    check = vault.locate
+
+    def check_then_swap(user_path):
+        found = check(user_path)
+        swap_for_link(root / "Bread" / "Focaccia.md", root.parent / "outside" / "secret.md")
+        return found
+
+    monkeypatch.setattr(vault, "locate", check_then_swap)
+    with pytest.raises(VaultError, match="replaced by a symbolic link") as caught:
+        vault.read_note("Bread/Focaccia")
+    assert "secret" not in str(caught.value) and str(root) not in str(caught.value)
+
+
+def test_a_folder_swapped_for_a_link_out_after_the_check_is_not_read(vault, root, monkeypatch):
+    """outside/ holds a Focaccia.md too: Bread/Focaccia.md would find it through the link."""
+    if not vault_module.NAME_BY_NAME:
+        pytest.skip("only opening name by name catches a folder swapped above the note")
+    check = vault.locate
+
+    def check_then_swap(user_path):
+        found = check(user_path)
+        swap_for_link(root / "Bread", root.parent / "outside")
+        return found
+
+    monkeypatch.setattr(vault, "locate", check_then_swap)
+    with pytest.raises(VaultError, match="replaced by a symbolic link"):
+        vault.read_note("Bread/Focaccia")
+
+
+def test_links_that_stay_inside_are_still_read_both_ways(vault, root, monkeypatch, opening):
+    link(root / "Bread" / "Focaccia.md", root / "Flatbread.md")
+    link(root / "Bread" / "Deep", root / "Shortcut", directory=True)
+    assert vault.read_note("Flatbread") == ("Flatbread.md", "# Focaccia\n")
+    assert vault.read_note("Shortcut/Deeper/Levain") == ("Shortcut/Deeper/Levain.md", "# Levain\n")
+
+
+def test_an_unreadable_folder_is_skipped_with_one_log_line(vault, root, monkeypatch, caplog):
+    """Root reads any folder whatever its mode, so the refusal is made where the
+    listing reads folders: os.scandir, as the vault module calls it."""
+    scandir = os.scandir
+
+    def refuse_bread(path):
+        if Path(path) == root / "Bread":
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(vault_module.os, "scandir", refuse_bread)
+    caplog.set_level(logging.INFO, logger="vault")
+    assert vault.list_notes() == ["%2e%2e/x.md", "Bread.md", "Home.md"]
+    vault._listing = None  # walk again: the folder is still unreadable, and was already said
+    assert vault.list_notes() == ["%2e%2e/x.md", "Bread.md", "Home.md"]
+    lines = [record.getMessage() for record in caplog.records if record.name == "vault"]
+    assert len(lines) == 1, lines
+    assert '"Bread"' in lines[0] and "cannot be read" in lines[0] and "Permission denied" in lines[0]
 
 
 NOTES_LISTED = [

@@ -20,17 +20,23 @@ Decisions:
   'e' plus a combining accent (NFD), Linux keeps whatever bytes were written, and
   models type NFC. A path is reported in the spelling that found the file.
 - Symlinks are followed, but the file they lead to must be inside the vault (and
-  not hidden), checked after resolving them. list_notes does not enter symlinked
-  folders: no loops, no escapes, no note listed twice.
+  not hidden), checked after resolving them. The checked file is then opened without
+  following any link (open_inside), so a name swapped for one a moment after the
+  check leads nowhere. list_notes does not enter symlinked folders: no loops, no
+  escapes, no note listed twice; a folder it cannot read is logged once.
 - A note larger than MAX_NOTE_BYTES (1 MiB) is refused, with its size: it would
   not fit a model's context anyway.
-- Text is UTF-8; undecodable bytes become U+FFFD, as Obsidian shows them, so one
-  bad byte does not hide a whole note. A leading byte order mark is dropped.
+- Text is UTF-8, or UTF-16 when a byte order mark says so; the mark is dropped.
+  A file that does not decode, or holds a NUL (binary files do, text does not), is
+  refused as not text: served as U+FFFD characters, it would only be noise.
 """
 # endregion decisions
 import base64
 import bisect
+import codecs
+import errno
 import json
+import logging
 import os
 import stat
 import threading
@@ -43,6 +49,8 @@ MAX_NOTE_BYTES = 1024 * 1024
 NOTE_SUFFIX = ".md"
 EXAMPLE = '"Folder/Note.md"'
 
+log = logging.getLogger("vault")
+
 
 class VaultError(Exception):
     """A path the model sent that cannot be read; the message tells the model why."""
@@ -50,6 +58,10 @@ class VaultError(Exception):
 
 class NoteNotFound(VaultError):
     """Nothing there (for resources/read: 'resource not found')."""
+
+
+class NotText(VaultError):
+    """A .md file whose bytes are not text: binary, or in an encoding it does not name."""
 
 
 class InvalidCursor(VaultError):
@@ -101,6 +113,7 @@ class Vault:
         self._listing: list[str] | None = None
         self._folder_times: dict[str, int] = {}
         self._walked_at = 0
+        self._unreadable: set[str] = set()  # folders already logged, so each is said once
 
     def resolve(self, user_path) -> Path:
         """The real file of the note user_path names, or a VaultError saying why not."""
@@ -164,19 +177,25 @@ class Vault:
         return real.is_relative_to(self.root) and not hidden(real.relative_to(self.root).parts)
     # endregion real-inside
 
+    # region read-note
     def read_note(self, user_path) -> tuple[str, str]:
-        """(the note's vault-relative path, its text)."""
+        """(the note's vault-relative path, its text). Every read of a note's text,
+        by a tool, a resource, the index or the watcher, comes through here."""
         relative, real = self.locate(user_path)
         try:
-            with open(real, "rb") as file:
+            with open(open_inside(self.root, real), "rb") as file:
                 data = file.read(MAX_NOTE_BYTES + 1)  # never more, even if the file grew
         except FileNotFoundError:
             raise NoteNotFound(f"{shown(relative)} was deleted or moved a moment ago; list the notes again") from None
         except OSError as error:
+            if error.errno in SWAPPED:
+                raise VaultError(f"{shown(relative)} was replaced by a symbolic link as it was opened; "
+                                 "nothing was read, try again") from None
             raise VaultError(f"{shown(relative)} cannot be read: {error.strerror}") from None
         if len(data) > MAX_NOTE_BYTES:
             raise too_large(relative, len(data))
-        return relative, data.decode("utf-8-sig", errors="replace")
+        return relative, note_text(relative, data)
+    # endregion read-note
 
     def list_notes(self, folder=None) -> list[str]:
         """The vault-relative paths of the notes in folder and its subfolders, sorted.
@@ -219,8 +238,11 @@ class Vault:
             try:
                 times[directory] = os.stat(directory).st_mtime_ns  # before reading: a later change shows
                 entries = list(os.scandir(directory))
-            except OSError:
-                continue  # an unreadable folder hides its notes, not everyone else's
+            except FileNotFoundError:
+                continue  # deleted since its parent was read
+            except OSError as error:  # it hides its own notes, not everyone else's, and says so
+                self.report_unreadable(prefix.rstrip("/") or ".", error)
+                continue
             for entry in entries:
                 # Hidden names are not notes; a '\\' in a name could never be asked for.
                 if entry.name.startswith(".") or "\\" in entry.name:
@@ -230,6 +252,12 @@ class Vault:
                 elif self.is_note(entry):
                     notes.append(prefix + entry.name)
         return sorted(notes), times
+
+    def report_unreadable(self, folder: str, error: OSError) -> None:
+        if folder not in self._unreadable:
+            self._unreadable.add(folder)
+            log.warning("vault: skipping the folder %s, which cannot be read (%s): its notes are not listed",
+                        shown(folder), error.strerror)
 
     def is_note(self, entry: os.DirEntry) -> bool:
         """A .md file; if it is a symlink, one that leads to a visible file of the vault."""
@@ -256,6 +284,73 @@ class Vault:
         if not stat.S_ISDIR(info.st_mode):
             raise VaultError(f"{shown(relative)} is not a folder")
         return real, relative + "/"
+
+
+# region open-inside
+# A name may change between the check (real_inside) and the open: another process can
+# rename a symbolic link to a file outside the vault over a checked note, and open()
+# would follow it. So the open follows no link at all. The check already resolved every
+# link of the path; what is left to open is a chain of real folders and one file.
+SWAPPED = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}  # what open says when it meets a link it may not follow
+NAME_BY_NAME = hasattr(os, "O_NOFOLLOW") and os.open in os.supports_dir_fd  # not on Windows
+READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # Windows would otherwise turn CR LF into LF
+
+
+def open_inside(root: Path, real: Path) -> int:
+    """A descriptor for real, the resolved path of a checked note inside root."""
+    names = real.relative_to(root).parts
+    if not names:  # a link swapped in after the stat may resolve to the vault itself
+        raise IsADirectoryError(errno.EISDIR, "the vault is a folder")
+    return open_name_by_name(root, names) if NAME_BY_NAME else open_same_file(real)
+
+
+def open_name_by_name(root: Path, names: tuple[str, ...]) -> int:
+    """Each name opened inside the folder opened before it, with O_NOFOLLOW: a link
+    anywhere on the way, the note or a folder above it, is refused, never followed."""
+    folder = os.open(root, os.O_RDONLY)
+    try:
+        for name in names[:-1]:
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(names[-1], READ | os.O_NOFOLLOW, dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
+def open_same_file(real: Path) -> int:
+    """Where open cannot refuse links: open by path, then make sure the open file is the
+    one that was at real a moment before, when it was no link (same device, same inode)."""
+    checked = os.stat(real, follow_symlinks=False)
+    descriptor = os.open(real, READ)
+    opened = os.fstat(descriptor)
+    if (opened.st_dev, opened.st_ino) != (checked.st_dev, checked.st_ino):
+        os.close(descriptor)
+        raise OSError(errno.ELOOP, "the file changed between the check and the open")
+    return descriptor
+# endregion open-inside
+
+
+# region note-text
+BYTE_ORDER_MARKS = [(codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")]
+
+
+def note_text(relative: str, data: bytes) -> str:
+    """The text of a note: UTF-8, unless a byte order mark names another encoding."""
+    encoding = "utf-8"
+    for mark, name in BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            encoding, data = name, data[len(mark) :]
+            break
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise NotText(f"{shown(relative)} is not {encoding.upper()} text (byte {error.start} does not decode); "
+                      "it is not served") from None
+    if "\0" in text:
+        raise NotText(f"{shown(relative)} holds NUL characters: a binary file, not text; it is not served")
+    return text
+# endregion note-text
 
 
 def too_large(relative: str, size: int) -> VaultError:
