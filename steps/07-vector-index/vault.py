@@ -177,7 +177,6 @@ class Vault:
         return real.is_relative_to(self.root) and not hidden(real.relative_to(self.root).parts)
     # endregion real-inside
 
-    # region read-note
     def read_note(self, user_path) -> tuple[str, str]:
         """(the note's vault-relative path, its text). Every read of a note's text,
         by a tool, a resource, the index or the watcher, comes through here."""
@@ -195,7 +194,6 @@ class Vault:
         if len(data) > MAX_NOTE_BYTES:
             raise too_large(relative, len(data))
         return relative, note_text(relative, data)
-    # endregion read-note
 
     def list_notes(self, folder=None) -> list[str]:
         """The vault-relative paths of the notes in folder and its subfolders, sorted.
@@ -286,18 +284,19 @@ class Vault:
         return real, relative + "/"
 
 
-# region open-inside
-# A name may change between the check (real_inside) and the open: another process can
-# rename a symbolic link to a file outside the vault over a checked note, and open()
-# would follow it. So the open follows no link at all. The check already resolved every
-# link of the path; what is left to open is a chain of real folders and one file.
 SWAPPED = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}  # what open says when it meets a link it may not follow
 NAME_BY_NAME = hasattr(os, "O_NOFOLLOW") and os.open in os.supports_dir_fd  # not on Windows
 READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # Windows would otherwise turn CR LF into LF
 
 
+# region open-inside
 def open_inside(root: Path, real: Path) -> int:
-    """A descriptor for real, the resolved path of a checked note inside root."""
+    """A descriptor for real, the resolved path of a note that real_inside checked.
+
+    Between that check and this open, another process may rename a symbolic link to a
+    file outside the vault over the note, or over a folder above it; open(real) would
+    follow it. So this open follows no link at all. The check resolved every link the
+    path had, so what is left is a chain of real folders and one file."""
     names = real.relative_to(root).parts
     if not names:  # a link swapped in after the stat may resolve to the vault itself
         raise IsADirectoryError(errno.EISDIR, "the vault is a folder")
@@ -316,11 +315,13 @@ def open_name_by_name(root: Path, names: tuple[str, ...]) -> int:
         return os.open(names[-1], READ | os.O_NOFOLLOW, dir_fd=folder)
     finally:
         os.close(folder)
+# endregion open-inside
 
 
 def open_same_file(real: Path) -> int:
-    """Where open cannot refuse links: open by path, then make sure the open file is the
-    one that was at real a moment before, when it was no link (same device, same inode)."""
+    """Where open cannot refuse links (Windows): open by path, then make sure the open
+    file is the one that was at real a moment before, when it was no link (same device,
+    same inode). That catches a note swapped for a link, not a folder above it."""
     checked = os.stat(real, follow_symlinks=False)
     descriptor = os.open(real, READ)
     opened = os.fstat(descriptor)
@@ -328,10 +329,8 @@ def open_same_file(real: Path) -> int:
         os.close(descriptor)
         raise OSError(errno.ELOOP, "the file changed between the check and the open")
     return descriptor
-# endregion open-inside
 
 
-# region note-text
 BYTE_ORDER_MARKS = [(codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")]
 
 
@@ -350,7 +349,6 @@ def note_text(relative: str, data: bytes) -> str:
     if "\0" in text:
         raise NotText(f"{shown(relative)} holds NUL characters: a binary file, not text; it is not served")
     return text
-# endregion note-text
 
 
 def too_large(relative: str, size: int) -> VaultError:
