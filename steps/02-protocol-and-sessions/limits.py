@@ -15,7 +15,7 @@ log = logging.getLogger("limits")
 
 @dataclass(frozen=True)
 class Limits:
-    max_connections: int = 256  # served at once; one more gets 503 at once
+    max_connections: int = 256  # served at once; one more takes the slot of the longest waiting, or gets 503
     request_seconds: float = 10.0  # to send a whole request, or to stay idle between two
     max_body: int = 4 * 1024 * 1024  # bytes; a bigger body is refused unread (413)
     large_body: int = 16 * 1024  # bodies above this take turns to be parsed and served...
@@ -49,6 +49,18 @@ class Watchdog:
         with self._lock:
             return self._due.pop(sock, None) is not None
 
+    def make_way(self) -> bool:
+        """Cut the connection that has waited longest for its request, so that a new
+        one can have its slot; False if every connection is busy being answered."""
+        with self._lock:
+            waiting = [(when, sock) for sock, (when, how) in self._due.items() if how == "stop reading"]
+            if not waiting:
+                return False
+            _, sock = min(waiting, key=lambda pair: pair[0])
+            del self._due[sock]
+        shut(sock, "cut")
+        return True
+
     def close_later(self, sock: socket.socket, seconds: float) -> None:
         with self._lock:
             self._due[sock] = (time.monotonic() + seconds, "close")
@@ -69,6 +81,8 @@ def shut(sock: socket.socket, how: str) -> None:
     try:
         if how == "close":
             sock.close()
+        elif how == "cut":
+            sock.shutdown(socket.SHUT_RDWR)  # its reads end at once, and nothing more is written
         else:
             sock.shutdown(socket.SHUT_RD)  # a blocked read returns at once; writing still works
     except OSError:
