@@ -9,13 +9,12 @@ free slot or turn takes seconds, or gets 503; one served at once takes
 milliseconds. The bound asserted, one second, is loose because the machine is
 shared; the p99 measured is printed (pytest -s shows it).
 """
+import itertools
 import json
-import shutil
 import socket
 import threading
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
@@ -168,3 +167,80 @@ def test_slow_large_bodies_do_not_hold_the_large_body_lane(step, tmp_path):
             results = timed_requests(client.port, initialize_body(padding=20_000))
         assert_served_at_once(results, f"{step.folder}, 4 slow 4 MB bodies, 20 KB requests")
         assert "Traceback" not in log_path.read_text()
+
+
+# Long-lived streams
+
+def listen_request(port: int) -> bytes:
+    body = {"jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen",
+            "params": {"_meta": STATELESS_META, "notifications": {"resourcesListChanged": True}}}
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"}
+    return request_bytes(port, json.dumps(body).encode(), headers=headers)
+
+
+def get_stream_request(port: int, session_id: str) -> bytes:
+    lines = ["GET /mcp HTTP/1.1", f"Host: 127.0.0.1:{port}", "Accept: text/event-stream",
+             f"Mcp-Session-Id: {session_id}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def stream(request_for, opened: list):
+    """Open a stream, read its status, and hold it without reading more; a refused
+    stream (503) is asked again at once, as an attacker would."""
+    def move(sock, stopped):
+        sock.sendall(request_for())
+        if status_line(sock).startswith(b"HTTP/1.1 200"):
+            opened.append(1)
+            stopped.wait(ATTACK_SECONDS * 3)
+    return move
+
+
+@pytest.mark.parametrize("step", STREAM_STEPS, ids=lambda s: s.folder)
+@pytest.mark.parametrize("kind", ["listen", "GET"])
+def test_streams_beyond_the_connection_slots_do_not_keep_out_a_normal_client(step, kind, tmp_path):
+    """Twelve streams, where 4 slots answer requests and 8 streams may be open:
+    streams draw on their own budget, and the slots stay free for requests."""
+    flags = ("--max-connections", "4", "--max-streams", "8")
+    with server(step, tmp_path, *flags) as (client, log_path):
+        if kind == "listen":
+            request_for = lambda: listen_request(client.port)  # noqa: E731
+        else:
+            sessions = itertools.cycle([client.initialize().headers["Mcp-Session-Id"] for _ in range(12)])
+            request_for = lambda: get_stream_request(client.port, next(sessions))  # noqa: E731
+        opened = []
+        with Attack(client.port, 12, stream(request_for, opened)):
+            results = timed_requests(client.port, initialize_body())
+        assert_served_at_once(results, f"{step.folder}, 12 {kind} streams, 4 slots, 8 streams")
+        assert len(opened) >= 8, f"only {len(opened)} streams opened: the attack did not run"
+        assert "Traceback" not in log_path.read_text()
+
+
+@pytest.mark.parametrize("step", STREAM_STEPS, ids=lambda s: s.folder)
+def test_a_stream_beyond_the_budget_gets_503_and_a_closed_one_frees_its_place(step, tmp_path):
+    with server(step, tmp_path, "--max-streams", "2") as (client, _log):
+        session_id = client.initialize().headers["Mcp-Session-Id"]
+        held = []
+        for request in (listen_request(client.port), get_stream_request(client.port, session_id)):
+            sock = socket.create_connection(("127.0.0.1", client.port), timeout=5)
+            sock.sendall(request)
+            assert status_line(sock) == b"HTTP/1.1 200 OK"
+            held.append(sock)
+        refused = socket.create_connection(("127.0.0.1", client.port), timeout=5)
+        refused.sendall(listen_request(client.port))
+        answer = b""
+        while chunk := refused.recv(65536):  # the server closes after a refusal
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 503"), answer[:80]
+        assert b'"id": "listen"' in answer and b"too many streams" in answer
+        held.pop().close()  # the GET stream ends; the server notices within a second
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with socket.create_connection(("127.0.0.1", client.port), timeout=5) as again:
+                again.sendall(listen_request(client.port))
+                if status_line(again) == b"HTTP/1.1 200 OK":
+                    break
+            time.sleep(0.2)
+        else:
+            pytest.fail("a closed stream never gave its place back")
+        for sock in held:
+            sock.close()

@@ -20,6 +20,7 @@ class Limits:
     max_body: int = 4 * 1024 * 1024  # bytes; a bigger body is refused unread (413)
     large_body: int = 16 * 1024  # bodies above this take turns to be parsed and served...
     large_at_once: int = 2  # ...this many at a time: parsed JSON can take 17 times its size
+    max_streams: int = 64  # GET and listen streams open at once; they hold no connection slot
     max_sessions: int = 10_000  # the least recently used session makes way for a new one
     session_idle_seconds: float = 30 * 60  # an idle session expires; its client gets 404
 

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -26,13 +26,11 @@ from limits import Limits, Watchdog
 from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from protocol import META_VERSION, METHOD_NOT_FOUND, PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION
 from protocol import ProtocolError, Server, Session, error_response, id_of, is_stateless, kind_of, parse_json
-from subscriptions import Listener
+from subscriptions import Streams, pump
 
 log = logging.getLogger("http")
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-KEEP_ALIVE_SECONDS = 15.0  # a comment on a quiet stream, so that nobody takes it for dead
-STREAM_TICK = 0.5  # how often an open stream looks whether its client has left
 LISTEN = "subscriptions/listen"
 AUTHORITY = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.IGNORECASE)  # host[:port]
 # In the stateless era the status tells what went wrong, before anyone parses the body.
@@ -112,26 +110,9 @@ class McpHttpServer(ThreadingHTTPServer):
         self.slots = threading.BoundedSemaphore(limits.max_connections)
         self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
         self.watchdog = Watchdog(tick=min(0.5, limits.request_seconds / 4))
-        self.streams: dict[str, queue.Queue] = {}  # session id -> the outbox of its GET stream
-        self.streams_lock = threading.Lock()
-
-    # region streams
-    def open_stream(self, session_id: str) -> queue.Queue | None:
-        """The outbox of a new GET stream for the session; None if it has one open:
-        a second would only get the same messages twice."""
-        with self.streams_lock:
-            if session_id in self.streams:
-                return None
-            outbox = self.streams[session_id] = queue.Queue()
-            return outbox
-
-    def close_stream(self, session_id: str) -> None:
-        """End the session's GET stream, if it has one: None in the outbox ends it."""
-        with self.streams_lock:
-            outbox = self.streams.pop(session_id, None)
-        if outbox is not None:
-            outbox.put(None)
-    # endregion streams
+        self.streams = Streams(core.hub, limits.max_streams)
+        self.slotless: set[socket.socket] = set()  # connections whose stream gave their slot back
+        self.slotless_lock = threading.Lock()
 
     def process_request(self, request, client_address):
         """Serve a connection in a thread of its own, if it gets a slot; else refuse it at once."""
@@ -155,7 +136,28 @@ class McpHttpServer(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.slots.release()
+            with self.slotless_lock:
+                has_slot = request not in self.slotless
+                self.slotless.discard(request)
+            if has_slot:
+                self.slots.release()
+
+    # region lend-slot
+    def lend_slot(self, connection: socket.socket) -> None:
+        """A connection that becomes a stream gives its slot back: streams have a
+        budget of their own, and the slots are for answering requests."""
+        with self.slotless_lock:
+            self.slotless.add(connection)
+        self.slots.release()
+
+    def reclaim_slot(self, connection: socket.socket) -> bool:
+        """After its stream, a connection may carry requests again if a slot is free."""
+        if not self.slots.acquire(blocking=False):
+            return False
+        with self.slotless_lock:
+            self.slotless.discard(connection)
+        return True
+    # endregion lend-slot
 
     def refuse_busy(self, request: socket.socket) -> None:
         """503 without a thread. The socket is closed a second later, not now: closing
@@ -321,11 +323,31 @@ class McpHandler(BaseHTTPRequestHandler):
             return self.send_json(STATELESS_STATUS.get(error.code, 200), response)
         listener.on_close = lambda: outbox.put(None)
         try:
-            self.pump(outbox, stream.send, still_wanted=lambda: True)
-            stream.finish(self.server.core.close_subscription(listener), {})
+            with self.stream_slot(message["id"]):
+                pump(outbox, stream, still_wanted=lambda: True)
+                stream.finish(self.server.core.close_subscription(listener), {})
         finally:
             self.server.core.hub.remove(listener)
     # endregion listen
+
+    # region stream-slot
+    @contextmanager
+    def stream_slot(self, request_id=None):
+        """A long-lived stream takes a place in the streams' budget and gives its
+        connection slot back while it lasts; beyond the budget it is refused."""
+        if not self.server.streams.take():
+            reason = "Service unavailable: too many streams open at once; try again later"
+            raise HttpError(503, reason, INTERNAL_ERROR, request_id)
+        # The deadline is for a request to arrive; this one has, and its answer lasts.
+        self.server.watchdog.disarm(self.connection)
+        self.server.lend_slot(self.connection)
+        try:
+            yield
+        finally:
+            self.server.streams.give_back()
+            if not self.server.reclaim_slot(self.connection):
+                self.close_connection = True  # every slot is busy: the connection ends with the stream
+    # endregion stream-slot
 
     def answer(self, handle):
         """Run a handler so that every failure still gets an HTTP answer, and at most one."""
@@ -426,7 +448,7 @@ class McpHandler(BaseHTTPRequestHandler):
             raise HttpError(400, "Bad request: DELETE needs the Mcp-Session-Id header")
         if not self.server.sessions.end(session_id):
             raise HttpError(404, "Session not found: it ended, expired or never existed")
-        self.server.close_stream(session_id)  # the session's GET stream ends with it
+        self.server.streams.close_stream(session_id)  # the session's GET stream ends with it
         self.send_body(204)
 
     def do_GET(self):
@@ -447,57 +469,15 @@ class McpHandler(BaseHTTPRequestHandler):
         session = self.server.sessions.get(session_id)
         if session is None:
             raise HttpError(404, "Session not found: it ended, expired or never existed; initialize again")
-        outbox = self.server.open_stream(session_id)
-        if outbox is None:
-            raise HttpError(409, "Conflict: this session has a GET stream open already")
-        # The deadline is for a request to arrive; this one has, and its answer lasts.
-        self.server.watchdog.disarm(self.connection)
-        listener = Listener(outbox.put, session.subscriptions, list_changed=True)
-        listener.on_close = lambda: outbox.put(None)
-        self.server.core.hub.add(listener)
-        try:
-            stream = EventStream(self)
-            stream.open()  # the client sees 200 now, not at the first change
-            # Each quiet interval also touches the session, so a stream keeps it alive.
-            self.pump(outbox, stream.send, still_wanted=lambda: self.server.sessions.get(session_id) is not None)
+        # Each quiet interval also touches the session, so a stream keeps it alive.
+        def still_wanted():
+            return self.server.sessions.get(session_id) is not None
+
+        with self.stream_slot():
+            if not self.server.streams.follow_session(session_id, session.subscriptions, EventStream(self), still_wanted):
+                raise HttpError(409, "Conflict: this session has a GET stream open already")
             self.end_stream()
-        finally:
-            self.server.core.hub.remove(listener)
-            self.server.close_stream(session_id)
     # endregion get
-
-    # region pump
-    def pump(self, outbox: queue.Queue, send, still_wanted) -> None:
-        """Send each message that arrives in outbox until None does, the client
-        leaves, or still_wanted() says the stream has no reason left. A quiet
-        stream gets a comment line now and then, so that proxies keep it open."""
-        quiet_since = time.monotonic()
-        while True:
-            try:
-                message = outbox.get(timeout=STREAM_TICK)
-            except queue.Empty:
-                if self.client_gone() or not still_wanted():
-                    return
-                if time.monotonic() - quiet_since >= KEEP_ALIVE_SECONDS:
-                    self.write_chunk(b": keep-alive\n\n")
-                    quiet_since = time.monotonic()
-                continue
-            if message is None:
-                return
-            send(message)
-            quiet_since = time.monotonic()
-
-    def client_gone(self) -> bool:
-        """The client closed its end: the socket reads as ended. (Nothing else should
-        arrive while a stream is open; a byte that does is left for later.)"""
-        readable, _, _ = select.select([self.connection], [], [], 0)
-        if not readable:
-            return False
-        try:
-            return self.connection.recv(1, socket.MSG_PEEK) == b""
-        except OSError:
-            return True
-    # endregion pump
 
     def do_PUT(self):
         self.answer(self.refuse_method)
@@ -591,6 +571,21 @@ class EventStream:
     def send(self, message: dict, headers: dict | None = None) -> None:
         self.open(headers)
         self.handler.write_chunk(f"event: message\ndata: {json.dumps(message)}\n\n".encode())
+
+    def keep_alive(self) -> None:
+        self.handler.write_chunk(b": keep-alive\n\n")  # a comment: clients skip it
+
+    def client_gone(self) -> bool:
+        """The client closed its end: the socket reads as ended. (Nothing else should
+        arrive while a stream is open; a byte that does is left for later.)"""
+        connection = self.handler.connection
+        readable, _, _ = select.select([connection], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     def finish(self, response: dict, headers: dict) -> None:
         self.send(response, headers)
