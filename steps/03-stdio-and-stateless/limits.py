@@ -1,4 +1,5 @@
-"""What one client may hold of the server, and the watchdog that enforces time limits.
+"""What one client may hold of the server, the watchdog that enforces time limits,
+and the slots that connections share.
 
 A local server still meets clients that misbehave: a bug that opens connections in
 a loop, a process that sends one byte every few seconds, a body built to be costly
@@ -75,6 +76,25 @@ class Watchdog:
                     del self._due[sock]
             for sock, how in late:
                 shut(sock, how)
+
+
+class Slots:
+    """The connections served at once. When every slot is taken, a new connection
+    gets the slot of the one that has waited longest for its request (the watchdog
+    knows who waits): slow and idle clients never keep out one with something to
+    say. Only a connection busy being answered keeps its slot."""
+
+    def __init__(self, limit: int, watchdog: Watchdog):
+        self._free = threading.BoundedSemaphore(limit)
+        self._watchdog = watchdog
+
+    def take(self) -> bool:
+        if self._free.acquire(blocking=False):
+            return True
+        return self._watchdog.make_way() and self._free.acquire(timeout=1.0)
+
+    def release(self) -> None:
+        self._free.release()
 
 
 def shut(sock: socket.socket, how: str) -> None:

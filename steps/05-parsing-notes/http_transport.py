@@ -20,7 +20,7 @@ from contextlib import nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from limits import Limits, Watchdog
+from limits import Limits, Slots, Watchdog
 from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from protocol import META_VERSION, METHOD_NOT_FOUND, PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION
 from protocol import ProtocolError, Server, Session, error_response, id_of, is_stateless, kind_of, parse_json
@@ -103,27 +103,19 @@ class McpHttpServer(ThreadingHTTPServer):
         super().__init__((host, port), McpHandler)
         self.core, self.limits, self.sessions = core, limits, Sessions(limits)
         self.allowed_hosts = LOCAL_HOSTS | {host}
-        self.slots = threading.BoundedSemaphore(limits.max_connections)
-        self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
         self.watchdog = Watchdog(tick=min(0.5, limits.request_seconds / 4))
+        self.slots = Slots(limits.max_connections, self.watchdog)
+        self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
 
     def process_request(self, request, client_address):
         """Serve a connection in a thread of its own, if it gets a slot; else refuse it at once."""
-        if not self.take_slot():
+        if not self.slots.take():
             return self.refuse_busy(request)
         try:
             super().process_request(request, client_address)
         except Exception:
             self.slots.release()  # no thread started, so nobody else will
             raise
-
-    def take_slot(self) -> bool:
-        """A free slot or, when all are taken, the slot of the connection that has waited
-        longest for a request: slow and idle clients never keep out one with something
-        to say. Only connections busy being answered keep their slots."""
-        if self.slots.acquire(blocking=False):
-            return True
-        return self.watchdog.make_way() and self.slots.acquire(timeout=1.0)
 
     def process_request_thread(self, request, client_address):
         try:

@@ -22,7 +22,7 @@ from contextlib import contextmanager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from limits import Limits, Watchdog
+from limits import Limits, Slots, Watchdog
 from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from protocol import META_VERSION, METHOD_NOT_FOUND, PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION
 from protocol import ProtocolError, Server, Session, error_response, id_of, is_stateless, kind_of, parse_json
@@ -107,57 +107,26 @@ class McpHttpServer(ThreadingHTTPServer):
         super().__init__((host, port), McpHandler)
         self.core, self.limits, self.sessions = core, limits, Sessions(limits)
         self.allowed_hosts = LOCAL_HOSTS | {host}
-        self.slots = threading.BoundedSemaphore(limits.max_connections)
-        self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
         self.watchdog = Watchdog(tick=min(0.5, limits.request_seconds / 4))
+        self.slots = Slots(limits.max_connections, self.watchdog)
+        self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
         self.streams = Streams(core.hub, limits.max_streams)
-        self.slotless: set[socket.socket] = set()  # connections whose stream gave their slot back
-        self.slotless_lock = threading.Lock()
 
     def process_request(self, request, client_address):
         """Serve a connection in a thread of its own, if it gets a slot; else refuse it at once."""
-        if not self.take_slot():
+        if not self.slots.take():
             return self.refuse_busy(request)
         try:
             super().process_request(request, client_address)
         except Exception:
-            self.slots.release()  # no thread started, so nobody else will
+            self.slots.release(request)  # no thread started, so nobody else will
             raise
-
-    def take_slot(self) -> bool:
-        """A free slot or, when all are taken, the slot of the connection that has waited
-        longest for a request: slow and idle clients never keep out one with something
-        to say. Only connections busy being answered keep their slots."""
-        if self.slots.acquire(blocking=False):
-            return True
-        return self.watchdog.make_way() and self.slots.acquire(timeout=1.0)
 
     def process_request_thread(self, request, client_address):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            with self.slotless_lock:
-                has_slot = request not in self.slotless
-                self.slotless.discard(request)
-            if has_slot:
-                self.slots.release()
-
-    # region lend-slot
-    def lend_slot(self, connection: socket.socket) -> None:
-        """A connection that becomes a stream gives its slot back: streams have a
-        budget of their own, and the slots are for answering requests."""
-        with self.slotless_lock:
-            self.slotless.add(connection)
-        self.slots.release()
-
-    def reclaim_slot(self, connection: socket.socket) -> bool:
-        """After its stream, a connection may carry requests again if a slot is free."""
-        if not self.slots.acquire(blocking=False):
-            return False
-        with self.slotless_lock:
-            self.slotless.discard(connection)
-        return True
-    # endregion lend-slot
+            self.slots.release(request)
 
     def refuse_busy(self, request: socket.socket) -> None:
         """503 without a thread. The socket is closed a second later, not now: closing
@@ -333,19 +302,18 @@ class McpHandler(BaseHTTPRequestHandler):
     # region stream-slot
     @contextmanager
     def stream_slot(self, request_id=None):
-        """A long-lived stream takes a place in the streams' budget and gives its
-        connection slot back while it lasts; beyond the budget it is refused."""
+        """A stream takes a place in the streams' budget and lends its connection slot back."""
         if not self.server.streams.take():
             reason = "Service unavailable: too many streams open at once; try again later"
             raise HttpError(503, reason, INTERNAL_ERROR, request_id)
         # The deadline is for a request to arrive; this one has, and its answer lasts.
         self.server.watchdog.disarm(self.connection)
-        self.server.lend_slot(self.connection)
+        self.server.slots.lend(self.connection)
         try:
             yield
         finally:
             self.server.streams.give_back()
-            if not self.server.reclaim_slot(self.connection):
+            if not self.server.slots.reclaim(self.connection):
                 self.close_connection = True  # every slot is busy: the connection ends with the stream
     # endregion stream-slot
 
@@ -474,7 +442,8 @@ class McpHandler(BaseHTTPRequestHandler):
             return self.server.sessions.get(session_id) is not None
 
         with self.stream_slot():
-            if not self.server.streams.follow_session(session_id, session.subscriptions, EventStream(self), still_wanted):
+            stream = EventStream(self)
+            if not self.server.streams.follow_session(session_id, session.subscriptions, stream, still_wanted):
                 raise HttpError(409, "Conflict: this session has a GET stream open already")
             self.end_stream()
     # endregion get

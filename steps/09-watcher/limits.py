@@ -1,4 +1,5 @@
-"""What one client may hold of the server, and the watchdog that enforces time limits.
+"""What one client may hold of the server, the watchdog that enforces time limits,
+and the slots that connections share.
 
 A local server still meets clients that misbehave: a bug that opens connections in
 a loop, a process that sends one byte every few seconds, a body built to be costly
@@ -76,6 +77,47 @@ class Watchdog:
                     del self._due[sock]
             for sock, how in late:
                 shut(sock, how)
+
+
+class Slots:
+    """The connections served at once. When every slot is taken, a new connection
+    gets the slot of the one that has waited longest for its request (the watchdog
+    knows who waits): slow and idle clients never keep out one with something to
+    say. Only a connection busy being answered keeps its slot."""
+
+    def __init__(self, limit: int, watchdog: Watchdog):
+        self._free = threading.BoundedSemaphore(limit)
+        self._watchdog = watchdog
+        self._lent: set[socket.socket] = set()  # connections whose stream gave their slot back
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        if self._free.acquire(blocking=False):
+            return True
+        return self._watchdog.make_way() and self._free.acquire(timeout=1.0)
+
+    def release(self, connection: socket.socket) -> None:
+        """The connection has ended: its slot is free, unless its stream gave it back."""
+        with self._lock:
+            if connection in self._lent:
+                self._lent.discard(connection)
+                return
+        self._free.release()
+
+    def lend(self, connection: socket.socket) -> None:
+        """A connection that becomes a stream gives its slot back while the stream lasts:
+        streams have a budget of their own, and the slots are for answering requests."""
+        with self._lock:
+            self._lent.add(connection)
+        self._free.release()
+
+    def reclaim(self, connection: socket.socket) -> bool:
+        """After its stream, the connection may carry requests again if a slot is free."""
+        if not self._free.acquire(blocking=False):
+            return False
+        with self._lock:
+            self._lent.discard(connection)
+        return True
 
 
 def shut(sock: socket.socket, how: str) -> None:

@@ -8,9 +8,11 @@ Hub.list_changed; the Hub passes each change to the listeners that asked for it.
 
 A Listener is one channel to one client: a handshake-era session's GET stream
 or its stdio, or one 2026-07-28 subscriptions/listen stream. It knows nothing of
-HTTP or stdio: it calls the `send` function its transport gave it. This module
-knows nothing of the watcher either; the watcher's thread and the worker's call
-in, the transports' threads add and remove listeners, hence the lock.
+HTTP or stdio: it calls the `send` function its transport gave it. Streams and
+pump keep the long-lived streams that HTTP holds open, and their budget; the
+stream they write to is the transport's. This module knows nothing of the watcher
+either; the watcher's thread and the worker's call in, the transports' threads add
+and remove listeners, hence the lock.
 """
 import logging
 import queue
@@ -94,7 +96,6 @@ class Hub:
 # endregion hub
 
 
-# region streams
 class Streams:
     """The long-lived streams open now: a session's GET stream (one at most, since
     a second would only get the same messages twice) and subscriptions/listen
@@ -121,6 +122,7 @@ class Streams:
         with self._lock:
             self._open -= 1
 
+    # region streams
     def follow_session(self, session_id: str, uris: set[str], stream, still_wanted) -> bool:
         """A session's GET stream, until it ends; False, with nothing sent, if the
         session has one open already."""
@@ -145,7 +147,7 @@ class Streams:
             outbox = self._outboxes.pop(session_id, None)
         if outbox is not None:
             outbox.put(None)
-# endregion streams
+    # endregion streams
 
 
 # region pump
