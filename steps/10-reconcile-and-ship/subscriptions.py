@@ -122,7 +122,6 @@ class Streams:
         with self._lock:
             self._open -= 1
 
-    # region streams
     def follow_session(self, session_id: str, uris: set[str], stream, still_wanted) -> bool:
         """A session's GET stream, until it ends; False, with nothing sent, if the
         session has one open already."""
@@ -147,7 +146,6 @@ class Streams:
             outbox = self._outboxes.pop(session_id, None)
         if outbox is not None:
             outbox.put(None)
-    # endregion streams
 
 
 # region pump
