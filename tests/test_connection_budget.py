@@ -137,15 +137,24 @@ def hold_open(sock, stopped):
     stopped.wait(ATTACK_SECONDS * 3)
 
 
+def idle_after_a_request(sock, stopped):
+    """Keep-alive: one whole request, its answer, then nothing."""
+    sock.sendall(request_bytes(sock.getpeername()[1], initialize_body()))
+    if status_line(sock).startswith(b"HTTP/1.1 200"):
+        stopped.wait(ATTACK_SECONDS * 3)
+
+
 # Slow and idle connections
 
 @pytest.mark.parametrize("step", DOOR_STEPS, ids=lambda s: s.folder)
 def test_slow_and_idle_clients_in_every_slot_do_not_keep_out_a_normal_client(step, tmp_path):
-    """Twice as many attackers as slots: half send nothing, half a byte every half
-    second. A new connection takes the slot of the one that has waited longest."""
+    """Twice as many attackers as slots: some send nothing, some go quiet after one
+    request, the rest send a byte every half second. A new connection takes the
+    slot of the one that has waited longest."""
     with server(step, tmp_path, "--max-connections", "8", "--request-timeout", "3") as (client, log_path):
         slow = drip(request_bytes(client.port, initialize_body()), interval=0.5)
-        with Attack(client.port, 8, hold_open), Attack(client.port, 8, slow):
+        with Attack(client.port, 5, hold_open), Attack(client.port, 5, idle_after_a_request), \
+                Attack(client.port, 6, slow):
             results = timed_requests(client.port, initialize_body())
         assert_served_at_once(results, f"{step.folder}, 16 slow and idle clients, 8 slots")
         assert "Traceback" not in log_path.read_text()
