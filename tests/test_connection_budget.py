@@ -11,6 +11,7 @@ shared; the p99 measured is printed (pytest -s shows it).
 """
 import itertools
 import json
+import select
 import socket
 import threading
 import time
@@ -176,6 +177,24 @@ def test_slow_large_bodies_do_not_hold_the_large_body_lane(step, tmp_path):
             results = timed_requests(client.port, initialize_body(padding=20_000))
         assert_served_at_once(results, f"{step.folder}, 4 slow 4 MB bodies, 20 KB requests")
         assert "Traceback" not in log_path.read_text()
+
+
+@pytest.mark.parametrize("step", DOOR_STEPS, ids=lambda s: s.folder)
+def test_a_body_that_keeps_trickling_is_cut_at_the_request_deadline(step, tmp_path):
+    """The deadline is for the whole request, not for each byte: a body that is
+    always on its way still ends in 408 when its time is up."""
+    with server(step, tmp_path, "--request-timeout", "1") as (client, _log):
+        body = initialize_body(padding=100)
+        announced = request_bytes(client.port, body)
+        with socket.create_connection(("127.0.0.1", client.port), timeout=5) as sock:
+            sock.sendall(announced[: -len(body)])
+            started = time.monotonic()
+            for byte in body[:30]:  # 30 bytes, one every 0.1 s: 3 s if nobody stops it
+                sock.sendall(bytes([byte]))
+                if select.select([sock], [], [], 0.1)[0]:
+                    break  # the server answered: stop, so that the answer is not reset away
+            assert time.monotonic() - started < 2.5
+            assert status_line(sock) == b"HTTP/1.1 408 Request Timeout"
 
 
 # Long-lived streams
