@@ -33,7 +33,8 @@ class Watchdog:
     the server starts reading it; if the request is not in by then, the watchdog
     shuts the socket for reading, and the handler's next read ends at once.
     It also closes refused connections a moment after their answer was sent, so
-    the client has time to read the answer before the socket goes."""
+    the client has time to read the answer before the socket goes; and since it
+    knows who is still waiting for a request, it picks the one to make way."""
 
     def __init__(self, tick: float):
         self._due: dict[socket.socket, tuple[float, str]] = {}  # socket -> (when, "stop reading" or "close")
