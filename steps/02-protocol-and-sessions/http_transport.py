@@ -18,7 +18,7 @@ from contextlib import nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from limits import Limits, Watchdog
+from limits import Limits, Slots, Watchdog
 from protocol import INTERNAL_ERROR, INVALID_REQUEST, SUPPORTED_VERSIONS, ProtocolError, Server, Session
 from protocol import error_response, id_of, kind_of, parse_json
 
@@ -88,13 +88,13 @@ class McpHttpServer(ThreadingHTTPServer):
         super().__init__((host, port), McpHandler)
         self.core, self.limits, self.sessions = core, limits, Sessions(limits)
         self.allowed_hosts = LOCAL_HOSTS | {host}
-        self.slots = threading.BoundedSemaphore(limits.max_connections)
-        self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
         self.watchdog = Watchdog(tick=min(0.5, limits.request_seconds / 4))
+        self.slots = Slots(limits.max_connections, self.watchdog)
+        self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
 
     def process_request(self, request, client_address):
-        """Serve a connection in a thread of its own, if a slot is free; else refuse it at once."""
-        if not self.slots.acquire(blocking=False):
+        """Serve a connection in a thread of its own, if it gets a slot; else refuse it at once."""
+        if not self.slots.take():
             return self.refuse_busy(request)
         try:
             super().process_request(request, client_address)
@@ -121,8 +121,9 @@ class McpHttpServer(ThreadingHTTPServer):
         self.watchdog.close_later(request, 1.0)
 
     def room_for(self, length: int):
-        """Small bodies go straight through; large ones take turns, since parsed
-        JSON can take 17 times the memory of its text."""
+        """Small bodies go straight through; large ones take turns to be parsed and
+        served, since parsed JSON can take 17 times the memory of its text. A body
+        takes its turn once it has arrived whole, so the turns go to work, not waiting."""
         return self.large_bodies if length > self.limits.large_body else nullcontext()
 
     def get_request(self):
@@ -195,9 +196,9 @@ class McpHandler(BaseHTTPRequestHandler):
         self.guard_door()
         self.require_headers()
         length = self.content_length()
+        body = self.read_body(length)  # first: a client that sends slowly holds no turn
         with self.server.room_for(length):
-            message = self.read_message(length)
-            self.serve(message)
+            self.serve(parse_body(body))
 
     def serve(self, message):
         if isinstance(message, list):
@@ -289,17 +290,14 @@ class McpHandler(BaseHTTPRequestHandler):
             raise HttpError(413, f"Payload too large: the limit is {self.server.limits.max_body} bytes")
         return int(length)
 
-    def read_message(self, length: int):
+    def read_body(self, length: int) -> bytes:
         body = self.rfile.read(length)
         if not self.server.watchdog.disarm(self.connection):
             seconds = self.server.limits.request_seconds
             raise HttpError(408, f"Request timeout: a request must arrive whole within {seconds:g} s")
         if len(body) < length:
             raise HttpError(400, "Bad request: the body ended before Content-Length bytes")
-        try:
-            return parse_json(body)
-        except ProtocolError as error:
-            raise HttpError(400, error.message, error.code) from None
+        return body
 
     def session_for(self, message) -> tuple[Session, bool]:
         """The session a message (or a batch) belongs to, and whether it is a new one."""
@@ -416,6 +414,13 @@ def origin_host(origin: str) -> str | None:
     """'http://localhost:5173' -> 'localhost'; None for 'null' or anything else odd."""
     scheme, _, authority = origin.strip().partition("://")
     return host_of(authority) if scheme.lower() in ("http", "https") else None
+
+
+def parse_body(body: bytes):
+    try:
+        return parse_json(body)
+    except ProtocolError as error:
+        raise HttpError(400, error.message, error.code) from None
 
 
 def kind_of_or_400(message) -> str:

@@ -1,4 +1,5 @@
-"""What one client may hold of the server, and the watchdog that enforces time limits.
+"""What one client may hold of the server, the watchdog that enforces time limits,
+and the slots that connections share.
 
 A local server still meets clients that misbehave: a bug that opens connections in
 a loop, a process that sends one byte every few seconds, a body built to be costly
@@ -15,7 +16,7 @@ log = logging.getLogger("limits")
 
 @dataclass(frozen=True)
 class Limits:
-    max_connections: int = 256  # served at once; one more gets 503 at once
+    max_connections: int = 256  # served at once; one more takes the slot of the longest waiting, or gets 503
     request_seconds: float = 10.0  # to send a whole request, or to stay idle between two
     max_body: int = 4 * 1024 * 1024  # bytes; a bigger body is refused unread (413)
     large_body: int = 16 * 1024  # bodies above this take turns to be parsed and served...
@@ -32,7 +33,8 @@ class Watchdog:
     the server starts reading it; if the request is not in by then, the watchdog
     shuts the socket for reading, and the handler's next read ends at once.
     It also closes refused connections a moment after their answer was sent, so
-    the client has time to read the answer before the socket goes."""
+    the client has time to read the answer before the socket goes; and since it
+    knows who is still waiting for a request, it picks the one to make way."""
 
     def __init__(self, tick: float):
         self._due: dict[socket.socket, tuple[float, str]] = {}  # socket -> (when, "stop reading" or "close")
@@ -48,6 +50,18 @@ class Watchdog:
         """Stop watching; False if the deadline had already passed."""
         with self._lock:
             return self._due.pop(sock, None) is not None
+
+    def make_way(self) -> bool:
+        """Cut the connection that has waited longest for its request, so that a new
+        one can have its slot; False if every connection is busy being answered."""
+        with self._lock:
+            waiting = [(when, sock) for sock, (when, how) in self._due.items() if how == "stop reading"]
+            if not waiting:
+                return False
+            _, sock = min(waiting, key=lambda pair: pair[0])
+            del self._due[sock]
+        shut(sock, "cut")
+        return True
 
     def close_later(self, sock: socket.socket, seconds: float) -> None:
         with self._lock:
@@ -65,10 +79,31 @@ class Watchdog:
                 shut(sock, how)
 
 
+class Slots:
+    """The connections served at once. When every slot is taken, a new connection
+    gets the slot of the one that has waited longest for its request (the watchdog
+    knows who waits): slow and idle clients never keep out one with something to
+    say. Only a connection busy being answered keeps its slot."""
+
+    def __init__(self, limit: int, watchdog: Watchdog):
+        self._free = threading.BoundedSemaphore(limit)
+        self._watchdog = watchdog
+
+    def take(self) -> bool:
+        if self._free.acquire(blocking=False):
+            return True
+        return self._watchdog.make_way() and self._free.acquire(timeout=1.0)
+
+    def release(self) -> None:
+        self._free.release()
+
+
 def shut(sock: socket.socket, how: str) -> None:
     try:
         if how == "close":
             sock.close()
+        elif how == "cut":
+            sock.shutdown(socket.SHUT_RDWR)  # its reads end at once, and nothing more is written
         else:
             sock.shutdown(socket.SHUT_RD)  # a blocked read returns at once; writing still works
     except OSError:

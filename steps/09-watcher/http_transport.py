@@ -18,21 +18,19 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from limits import Limits, Watchdog
+from limits import Limits, Slots, Watchdog
 from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from protocol import META_VERSION, METHOD_NOT_FOUND, PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION
 from protocol import ProtocolError, Server, Session, error_response, id_of, is_stateless, kind_of, parse_json
-from subscriptions import Listener
+from subscriptions import Streams, pump
 
 log = logging.getLogger("http")
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-KEEP_ALIVE_SECONDS = 15.0  # a comment on a quiet stream, so that nobody takes it for dead
-STREAM_TICK = 0.5  # how often an open stream looks whether its client has left
 LISTEN = "subscriptions/listen"
 AUTHORITY = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.IGNORECASE)  # host[:port]
 # In the stateless era the status tells what went wrong, before anyone parses the body.
@@ -109,45 +107,26 @@ class McpHttpServer(ThreadingHTTPServer):
         super().__init__((host, port), McpHandler)
         self.core, self.limits, self.sessions = core, limits, Sessions(limits)
         self.allowed_hosts = LOCAL_HOSTS | {host}
-        self.slots = threading.BoundedSemaphore(limits.max_connections)
-        self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
         self.watchdog = Watchdog(tick=min(0.5, limits.request_seconds / 4))
-        self.streams: dict[str, queue.Queue] = {}  # session id -> the outbox of its GET stream
-        self.streams_lock = threading.Lock()
-
-    # region streams
-    def open_stream(self, session_id: str) -> queue.Queue | None:
-        """The outbox of a new GET stream for the session; None if it has one open:
-        a second would only get the same messages twice."""
-        with self.streams_lock:
-            if session_id in self.streams:
-                return None
-            outbox = self.streams[session_id] = queue.Queue()
-            return outbox
-
-    def close_stream(self, session_id: str) -> None:
-        """End the session's GET stream, if it has one: None in the outbox ends it."""
-        with self.streams_lock:
-            outbox = self.streams.pop(session_id, None)
-        if outbox is not None:
-            outbox.put(None)
-    # endregion streams
+        self.slots = Slots(limits.max_connections, self.watchdog)
+        self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
+        self.streams = Streams(core.hub, limits.max_streams)
 
     def process_request(self, request, client_address):
-        """Serve a connection in a thread of its own, if a slot is free; else refuse it at once."""
-        if not self.slots.acquire(blocking=False):
+        """Serve a connection in a thread of its own, if it gets a slot; else refuse it at once."""
+        if not self.slots.take():
             return self.refuse_busy(request)
         try:
             super().process_request(request, client_address)
         except Exception:
-            self.slots.release()  # no thread started, so nobody else will
+            self.slots.release(request)  # no thread started, so nobody else will
             raise
 
     def process_request_thread(self, request, client_address):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.slots.release()
+            self.slots.release(request)
 
     def refuse_busy(self, request: socket.socket) -> None:
         """503 without a thread. The socket is closed a second later, not now: closing
@@ -162,8 +141,9 @@ class McpHttpServer(ThreadingHTTPServer):
         self.watchdog.close_later(request, 1.0)
 
     def room_for(self, length: int):
-        """Small bodies go straight through; large ones take turns, since parsed
-        JSON can take 17 times the memory of its text."""
+        """Small bodies go straight through; large ones take turns to be parsed and
+        served, since parsed JSON can take 17 times the memory of its text. A body
+        takes its turn once it has arrived whole, so the turns go to work, not waiting."""
         return self.large_bodies if length > self.limits.large_body else nullcontext()
 
     def get_request(self):
@@ -236,9 +216,9 @@ class McpHandler(BaseHTTPRequestHandler):
         self.guard_door()
         self.require_headers()
         length = self.content_length()
+        body = self.read_body(length)  # first: a client that sends slowly holds no turn
         with self.server.room_for(length):
-            message = self.read_message(length)
-            self.serve(message)
+            self.serve(parse_body(body))
 
     def serve(self, message):
         if isinstance(message, list):
@@ -312,11 +292,30 @@ class McpHandler(BaseHTTPRequestHandler):
             return self.send_json(STATELESS_STATUS.get(error.code, 200), response)
         listener.on_close = lambda: outbox.put(None)
         try:
-            self.pump(outbox, stream.send, still_wanted=lambda: True)
-            stream.finish(self.server.core.close_subscription(listener), {})
+            with self.stream_slot(message["id"]):
+                pump(outbox, stream, still_wanted=lambda: True)
+                stream.finish(self.server.core.close_subscription(listener), {})
         finally:
             self.server.core.hub.remove(listener)
     # endregion listen
+
+    # region stream-slot
+    @contextmanager
+    def stream_slot(self, request_id=None):
+        """A stream takes a place in the streams' budget and lends its connection slot back."""
+        if not self.server.streams.take():
+            reason = "Service unavailable: too many streams open at once; try again later"
+            raise HttpError(503, reason, INTERNAL_ERROR, request_id)
+        # The deadline is for a request to arrive; this one has, and its answer lasts.
+        self.server.watchdog.disarm(self.connection)
+        self.server.slots.lend(self.connection)
+        try:
+            yield
+        finally:
+            self.server.streams.give_back()
+            if not self.server.slots.reclaim(self.connection):
+                self.close_connection = True  # every slot is busy: the connection ends with the stream
+    # endregion stream-slot
 
     def answer(self, handle):
         """Run a handler so that every failure still gets an HTTP answer, and at most one."""
@@ -381,17 +380,14 @@ class McpHandler(BaseHTTPRequestHandler):
             raise HttpError(413, f"Payload too large: the limit is {self.server.limits.max_body} bytes")
         return int(length)
 
-    def read_message(self, length: int):
+    def read_body(self, length: int) -> bytes:
         body = self.rfile.read(length)
         if not self.server.watchdog.disarm(self.connection):
             seconds = self.server.limits.request_seconds
             raise HttpError(408, f"Request timeout: a request must arrive whole within {seconds:g} s")
         if len(body) < length:
             raise HttpError(400, "Bad request: the body ended before Content-Length bytes")
-        try:
-            return parse_json(body)
-        except ProtocolError as error:
-            raise HttpError(400, error.message, error.code) from None
+        return body
 
     def session_for(self, message) -> tuple[Session, bool]:
         """The session a message (or a batch) belongs to, and whether it is a new one."""
@@ -420,7 +416,7 @@ class McpHandler(BaseHTTPRequestHandler):
             raise HttpError(400, "Bad request: DELETE needs the Mcp-Session-Id header")
         if not self.server.sessions.end(session_id):
             raise HttpError(404, "Session not found: it ended, expired or never existed")
-        self.server.close_stream(session_id)  # the session's GET stream ends with it
+        self.server.streams.close_stream(session_id)  # the session's GET stream ends with it
         self.send_body(204)
 
     def do_GET(self):
@@ -441,57 +437,16 @@ class McpHandler(BaseHTTPRequestHandler):
         session = self.server.sessions.get(session_id)
         if session is None:
             raise HttpError(404, "Session not found: it ended, expired or never existed; initialize again")
-        outbox = self.server.open_stream(session_id)
-        if outbox is None:
-            raise HttpError(409, "Conflict: this session has a GET stream open already")
-        # The deadline is for a request to arrive; this one has, and its answer lasts.
-        self.server.watchdog.disarm(self.connection)
-        listener = Listener(outbox.put, session.subscriptions, list_changed=True)
-        listener.on_close = lambda: outbox.put(None)
-        self.server.core.hub.add(listener)
-        try:
+        # Each quiet interval also touches the session, so a stream keeps it alive.
+        def still_wanted():
+            return self.server.sessions.get(session_id) is not None
+
+        with self.stream_slot():
             stream = EventStream(self)
-            stream.open()  # the client sees 200 now, not at the first change
-            # Each quiet interval also touches the session, so a stream keeps it alive.
-            self.pump(outbox, stream.send, still_wanted=lambda: self.server.sessions.get(session_id) is not None)
+            if not self.server.streams.follow_session(session_id, session.subscriptions, stream, still_wanted):
+                raise HttpError(409, "Conflict: this session has a GET stream open already")
             self.end_stream()
-        finally:
-            self.server.core.hub.remove(listener)
-            self.server.close_stream(session_id)
     # endregion get
-
-    # region pump
-    def pump(self, outbox: queue.Queue, send, still_wanted) -> None:
-        """Send each message that arrives in outbox until None does, the client
-        leaves, or still_wanted() says the stream has no reason left. A quiet
-        stream gets a comment line now and then, so that proxies keep it open."""
-        quiet_since = time.monotonic()
-        while True:
-            try:
-                message = outbox.get(timeout=STREAM_TICK)
-            except queue.Empty:
-                if self.client_gone() or not still_wanted():
-                    return
-                if time.monotonic() - quiet_since >= KEEP_ALIVE_SECONDS:
-                    self.write_chunk(b": keep-alive\n\n")
-                    quiet_since = time.monotonic()
-                continue
-            if message is None:
-                return
-            send(message)
-            quiet_since = time.monotonic()
-
-    def client_gone(self) -> bool:
-        """The client closed its end: the socket reads as ended. (Nothing else should
-        arrive while a stream is open; a byte that does is left for later.)"""
-        readable, _, _ = select.select([self.connection], [], [], 0)
-        if not readable:
-            return False
-        try:
-            return self.connection.recv(1, socket.MSG_PEEK) == b""
-        except OSError:
-            return True
-    # endregion pump
 
     def do_PUT(self):
         self.answer(self.refuse_method)
@@ -586,6 +541,21 @@ class EventStream:
         self.open(headers)
         self.handler.write_chunk(f"event: message\ndata: {json.dumps(message)}\n\n".encode())
 
+    def keep_alive(self) -> None:
+        self.handler.write_chunk(b": keep-alive\n\n")  # a comment: clients skip it
+
+    def client_gone(self) -> bool:
+        """The client closed its end: the socket reads as ended. (Nothing else should
+        arrive while a stream is open; a byte that does is left for later.)"""
+        connection = self.handler.connection
+        readable, _, _ = select.select([connection], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
     def finish(self, response: dict, headers: dict) -> None:
         self.send(response, headers)
         self.handler.end_stream()
@@ -602,6 +572,13 @@ def origin_host(origin: str) -> str | None:
     """'http://localhost:5173' -> 'localhost'; None for 'null' or anything else odd."""
     scheme, _, authority = origin.strip().partition("://")
     return host_of(authority) if scheme.lower() in ("http", "https") else None
+
+
+def parse_body(body: bytes):
+    try:
+        return parse_json(body)
+    except ProtocolError as error:
+        raise HttpError(400, error.message, error.code) from None
 
 
 def kind_of_or_400(message) -> str:

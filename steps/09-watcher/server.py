@@ -97,6 +97,7 @@ def serve_http(args, core: Server):
     limits = Limits(
         max_connections=args.max_connections,
         request_seconds=args.request_timeout,
+        max_streams=args.max_streams,
         max_sessions=args.max_sessions,
         session_idle_seconds=args.session_timeout,
     )
@@ -143,6 +144,8 @@ def parse_args():
                         help="connections served at once; more get 503 (default: %(default)s)")
     limits.add_argument("--request-timeout", type=float, default=default.request_seconds, metavar="SECONDS",
                         help="to send a whole request, or to stay idle between two (default: %(default)s)")
+    limits.add_argument("--max-streams", type=int, default=default.max_streams, metavar="N",
+                        help="GET and listen streams open at once; more get 503 (default: %(default)s)")
     limits.add_argument("--max-sessions", type=int, default=default.max_sessions, metavar="N",
                         help="sessions kept; the least recently used makes way (default: %(default)s)")
     limits.add_argument("--session-timeout", type=float, default=default.session_idle_seconds, metavar="SECONDS",

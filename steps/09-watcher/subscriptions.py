@@ -8,18 +8,24 @@ Hub.list_changed; the Hub passes each change to the listeners that asked for it.
 
 A Listener is one channel to one client: a handshake-era session's GET stream
 or its stdio, or one 2026-07-28 subscriptions/listen stream. It knows nothing of
-HTTP or stdio: it calls the `send` function its transport gave it. This module
-knows nothing of the watcher either; the watcher's thread and the worker's call
-in, the transports' threads add and remove listeners, hence the lock.
+HTTP or stdio: it calls the `send` function its transport gave it. Streams and
+pump keep the long-lived streams that HTTP holds open, and their budget; the
+stream they write to is the transport's. This module knows nothing of the watcher
+either; the watcher's thread and the worker's call in, the transports' threads add
+and remove listeners, hence the lock.
 """
 import logging
+import queue
 import threading
+import time
 
 from vault import path_to_uri
 
 log = logging.getLogger("subscriptions")
 
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"  # 2026-07-28
+KEEP_ALIVE_SECONDS = 15.0  # a comment on a quiet stream, so that nobody takes it for dead
+STREAM_TICK = 0.5  # how often an open stream looks whether its client has left
 
 
 # region listener
@@ -88,3 +94,78 @@ class Hub:
         except (OSError, ValueError):  # the client went away; its transport removes it
             log.info("a listener has gone; %s not delivered", method)
 # endregion hub
+
+
+class Streams:
+    """The long-lived streams open now: a session's GET stream (one at most, since
+    a second would only get the same messages twice) and subscriptions/listen
+    answers, which need no session.
+
+    A stream holds a thread for as long as its client likes, so streams draw on a
+    budget of their own, limit in all, and never on the slots that answer
+    requests: clients that only listen cannot keep out one that asks."""
+
+    def __init__(self, hub: Hub, limit: int):
+        self.hub, self._limit, self._open = hub, limit, 0
+        self._outboxes: dict[str, queue.Queue] = {}  # session id -> the outbox of its GET stream
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        """A place in the budget for one more stream; False if every place is taken."""
+        with self._lock:
+            if self._open >= self._limit:
+                return False
+            self._open += 1
+            return True
+
+    def give_back(self) -> None:
+        with self._lock:
+            self._open -= 1
+
+    def follow_session(self, session_id: str, uris: set[str], stream, still_wanted) -> bool:
+        """A session's GET stream, until it ends; False, with nothing sent, if the
+        session has one open already."""
+        with self._lock:
+            if session_id in self._outboxes:
+                return False
+            outbox = self._outboxes[session_id] = queue.Queue()
+        listener = Listener(outbox.put, uris, list_changed=True)
+        listener.on_close = lambda: outbox.put(None)
+        self.hub.add(listener)
+        try:
+            stream.open()  # the client sees 200 now, not at the first change
+            pump(outbox, stream, still_wanted)
+        finally:
+            self.hub.remove(listener)
+            self.close_stream(session_id)
+        return True
+
+    def close_stream(self, session_id: str) -> None:
+        """End the session's GET stream, if it has one: None in the outbox ends it."""
+        with self._lock:
+            outbox = self._outboxes.pop(session_id, None)
+        if outbox is not None:
+            outbox.put(None)
+
+
+# region pump
+def pump(outbox: queue.Queue, stream, still_wanted) -> None:
+    """Send each message that arrives in outbox on the transport's stream until
+    None does, the client leaves, or still_wanted() says the stream has no reason
+    left. A quiet stream gets a comment line now and then, so that proxies keep it open."""
+    quiet_since = time.monotonic()
+    while True:
+        try:
+            message = outbox.get(timeout=STREAM_TICK)
+        except queue.Empty:
+            if stream.client_gone() or not still_wanted():
+                return
+            if time.monotonic() - quiet_since >= KEEP_ALIVE_SECONDS:
+                stream.keep_alive()
+                quiet_since = time.monotonic()
+            continue
+        if message is None:
+            return
+        stream.send(message)
+        quiet_since = time.monotonic()
+# endregion pump

@@ -108,6 +108,7 @@ def serve_http(args, core: Server):
     limits = Limits(
         max_connections=args.max_connections,
         request_seconds=args.request_timeout,
+        max_streams=args.max_streams,
         max_sessions=args.max_sessions,
         session_idle_seconds=args.session_timeout,
     )
@@ -166,6 +167,8 @@ def parse_args(argv=None):
            "connections served at once; more get 503", metavar="N")
     option(limits, "--request-timeout", float, default.request_seconds,
            "to send a whole request, or to stay idle between two", metavar="SECONDS")
+    option(limits, "--max-streams", int, default.max_streams,
+           "GET and listen streams open at once; more get 503", metavar="N")
     option(limits, "--max-sessions", int, default.max_sessions,
            "sessions kept; the least recently used makes way", metavar="N")
     option(limits, "--session-timeout", float, default.session_idle_seconds,
