@@ -65,6 +65,8 @@ def path_parts(user_path) -> list[str]:
         raise VaultError(f"The path is empty; give a path relative to the vault, like {EXAMPLE}")
     if "\0" in user_path:
         raise VaultError(f"{shown(user_path)} contains a NUL character, which no file name can contain")
+    if not is_text(user_path):
+        raise VaultError(f"{shown(user_path)} contains an unpaired surrogate, which no file name can contain")
     path = user_path.replace("\\", "/")
     # One test for '/etc', '//server/share', 'C:/x' and 'C:x': each has a Windows anchor.
     if PureWindowsPath(path).anchor:
@@ -79,6 +81,16 @@ def path_parts(user_path) -> list[str]:
         )
     return parts
 # endregion path-as-text
+
+
+def is_text(value: str) -> bool:
+    """False for a string with an unpaired surrogate: JSON's \\ud800 escape can carry
+    one, but it is no character, and the file system cannot encode it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def spellings(relative: str) -> list[str]:
@@ -267,7 +279,9 @@ def too_large(relative: str, size: int) -> VaultError:
 
 def shown(value, limit: int = 100) -> str:
     """value quoted as JSON, so odd characters are visible, and cut short when long."""
-    text = json.dumps(value, ensure_ascii=False, default=repr)
+    # backslashreplace spells an unpaired surrogate as \ud800: sent back raw, it
+    # would be a string that strict JSON readers refuse.
+    text = json.dumps(value, ensure_ascii=False, default=repr).encode("utf-8", "backslashreplace").decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
