@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -168,3 +169,15 @@ def test_a_second_listen_with_a_listening_id_is_refused_over_stdio(number, vault
     assert len(acks) == 1
     assert by_id(answers)["twice"]["error"]["code"] == -32600
 # endregion stdio-listen-envelope
+
+
+def test_a_short_fuzz_run_of_step_10_finds_nothing():
+    """fuzz_server.py with a few hundred messages over stdio and HTTP, both eras."""
+    fuzzer = Path(__file__).parent / "fuzz_server.py"
+    done = subprocess.run([sys.executable, str(fuzzer), "--step", "10", "--count", "300", "--seed", "15"],
+                          capture_output=True, text=True, timeout=300)
+    summary = done.stdout.strip().splitlines()[-1]
+    counts = dict(part.rsplit(" ", 1) for part in summary.rsplit(": ", 1)[1].split(", "))
+    assert counts.keys() >= {"exits", "tracebacks", "internal errors", "unexpected tool failures", "http 5xx", "hangs"}
+    assert set(counts.values()) == {"0"}, done.stderr[-3000:]
+    assert done.returncode == 0
