@@ -42,7 +42,7 @@ META = {"io.modelcontextprotocol/protocolVersion": STATELESS, "io.modelcontextpr
 FINDINGS = ["exits", "tracebacks", "internal errors", "unexpected tool failures", "http 5xx", "hangs"]
 CLIENT_INFO = {"name": "fuzz", "version": "1"}
 
-SHARED_METHODS = ["ping", "tools/list", "tools/call", "tools/call", "tools/call", "tools/call", "resources/list",
+SHARED_METHODS = ["ping", "tools/list", *6 * ["tools/call"], "resources/list",
                   "resources/templates/list", "resources/read", "resources/read", "prompts/list", "no/such/method"]
 ERA_METHODS = {"handshake": ["initialize", "resources/subscribe", "resources/unsubscribe", "logging/setLevel"],
                STATELESS: ["server/discover", "subscriptions/listen", "subscriptions/listen"]}
@@ -88,8 +88,9 @@ class Messages:
 
     def mutated(self, era: str):
         message = self.valid(era)
-        mutations = [self.hostile_id, self.broken_envelope, self.odd_strings, self.hostile_paths,
-                     self.wrong_types, self.broken_meta]
+        # Most mutations keep the envelope whole, so that most messages reach a method or a tool.
+        mutations = [self.hostile_id, self.broken_envelope, self.broken_meta] + 3 * [
+            self.odd_strings, self.hostile_paths, self.wrong_types]
         for mutation in self.random.sample(mutations, self.random.choice([0, 1, 1, 2, 2, 3])):
             message = mutation(message, era)
         return message
