@@ -8,6 +8,7 @@ opens, like every other method, and a hostile one leaves the process running.
 Every server here runs on its own copy of the sample vault."""
 import http.client
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -114,6 +115,30 @@ def test_a_surrogate_uri_to_listen_over_http_is_acknowledged_without_it(number, 
         answer = client.send(session_id, rpc("resources/read", uri=SURROGATE_URI)).json()
         assert answer["error"]["code"] == -32602
         assert "Traceback" not in log_path.read_text()
+
+
+@pytest.mark.parametrize("number", [4, 7, 10])  # where listing, the search index and reconcile begin
+def test_a_file_name_that_is_not_utf8_is_not_listed_and_breaks_nothing(number, tmp_path):
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    try:
+        with open(os.path.join(bytes(vault / "Inbox"), b"\x80 odd bytes.md"), "wb") as note:
+            note.write(b"Bread, from a file whose name is not UTF-8.\n")
+    except OSError:
+        pytest.skip("this file system takes only UTF-8 names")
+    messages = [stateless("tools/call", "list", name="list_notes", arguments={"folder": "Inbox"}),
+                stateless("resources/list", "resources")]
+    if number >= 7:
+        messages.append(stateless("tools/call", "search", name="search_vault", arguments={"query": "bread"}))
+    answers, log = stdio_exchange(number, vault, messages)
+    answers = by_id(answers)
+    assert "error" not in answers["resources"]
+    if number >= 7:
+        assert answers["search"]["result"]["isError"] is False, answers["search"]
+    assert answers["list"]["result"]["structuredContent"]["notes"] == [
+        "Inbox/Rice koji quick capture.md", "Inbox/Try tangzhong.md"]
+    assert "\\udc80" not in json.dumps(answers["resources"])
+    assert "Traceback" not in log
 # endregion surrogates
 
 

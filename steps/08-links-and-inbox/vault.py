@@ -18,7 +18,8 @@ Decisions:
   link would. Only .md files are notes.
 - Unicode: a path is tried as sent, then in NFC and NFD form. macOS may store 'é' as
   'e' plus a combining accent (NFD), Linux keeps whatever bytes were written, and
-  models type NFC. A path is reported in the spelling that found the file.
+  models type NFC. A path is reported in the spelling that found the file. A name
+  whose bytes are not UTF-8 is not listed: JSON could not carry it as text.
 - Symlinks are followed, but the file they lead to must be inside the vault (and
   not hidden), checked after resolving them. list_notes does not enter symlinked
   folders: no loops, no escapes, no note listed twice.
@@ -234,8 +235,9 @@ class Vault:
             except OSError:
                 continue  # an unreadable folder hides its notes, not everyone else's
             for entry in entries:
-                # Hidden names are not notes; a '\\' in a name could never be asked for.
-                if entry.name.startswith(".") or "\\" in entry.name:
+                # Hidden names are not notes; a '\\' in a name could never be asked for, nor
+                # could a name whose bytes are not UTF-8 (Python reads them as lone surrogates).
+                if entry.name.startswith(".") or "\\" in entry.name or not is_text(entry.name):
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     pending.append((entry.path, prefix + entry.name + "/"))
