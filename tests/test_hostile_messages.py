@@ -206,3 +206,14 @@ def test_a_short_fuzz_run_of_step_10_finds_nothing():
     assert counts.keys() >= {"exits", "tracebacks", "internal errors", "unexpected tool failures", "http 5xx", "hangs"}
     assert set(counts.values()) == {"0"}, done.stderr[-3000:]
     assert done.returncode == 0
+
+
+@pytest.mark.parametrize("number", [9, 10])
+def test_cancelling_with_true_leaves_subscription_1_listening_over_stdio(number, vault):
+    # Python counts True as 1: a cancel naming true must not end the subscription with id 1.
+    listen = stateless("subscriptions/listen", 1, notifications={"resourcesListChanged": True})
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": True}}
+    answers, _ = stdio_exchange(number, vault, [listen, cancel, listen])
+    acks = [answer for answer in answers if answer.get("method") == "notifications/subscriptions/acknowledged"]
+    assert len(acks) == 1
+    assert by_id(answers)[1]["error"]["code"] == -32600  # still listening

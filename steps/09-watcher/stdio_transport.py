@@ -10,7 +10,7 @@ import sys
 import threading
 
 from protocol import (INTERNAL_ERROR, INVALID_REQUEST, ProtocolError, Server, Session, error_response, id_of,
-                      is_stateless, kind_of, parse_json)
+                      is_stateless, kind_of, parse_json, valid_id)
 from subscriptions import Listener
 
 log = logging.getLogger("stdio")
@@ -112,7 +112,7 @@ def stop_listening(core: Server, message, listening: dict) -> None:
         return
     params = message.get("params")
     request_id = params.get("requestId") if isinstance(params, dict) else None
-    if isinstance(request_id, (str, int)) and request_id in listening:
+    if valid_id(request_id) and request_id in listening:  # not True, which Python takes for 1
         core.close_subscription(listening.pop(request_id))  # cancelled: no answer is sent
 
 
