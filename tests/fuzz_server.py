@@ -65,7 +65,6 @@ ODD_VALUES = [None, True, False, 0, -1, 2**64, 1.5, "", "x" * 2000, [], [1], {},
 WORDS = ["bread", "sourdough starter", "kimchi", "fermentation", "Home", "rye", "salt", "\u00e9t\u00e9", "a"]
 
 
-# region messages
 class Messages:
     """Seeded hostile messages, built from valid ones to the server's methods and tools."""
 
@@ -148,7 +147,9 @@ class Messages:
 
     def uri(self) -> str:
         note = self.random.choice(self.notes)
-        return "vault:///" + note.replace(" ", "%20") if self.random.random() < 0.6 else self.random.choice(HOSTILE_URIS)
+        if self.random.random() < 0.6:
+            return "vault:///" + note.replace(" ", "%20")
+        return self.random.choice(HOSTILE_URIS)
 
     # The mutations: each takes a message and returns it changed.
     def hostile_id(self, message: dict, era: str) -> dict:
@@ -224,7 +225,6 @@ class Messages:
         if choice == 4:
             return self.random.choice([b"", b" ", b"null", b"1", b'"x"', b"{}", b'{"jsonrpc":"2.0","id":1,"id":[1]}'])
         return json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")  # surrogates as raw bytes
-# endregion messages
 
 
 class Hang(Exception):
@@ -235,25 +235,31 @@ class Exited(Exception):
     """The server's process ended."""
 
 
-# region stdio-lane
-class StdioLane:
-    """The server over --stdio: one line out, then a ping whose answer marks the end
-    of what the line caused (stdio answers in order)."""
+class Lane:
+    """One transport and one era: a server process, restarted when it dies."""
 
     def __init__(self, step, vault: Path, era: str, work: Path):
         self.step, self.vault, self.era, self.work = step, vault, era, work
-        self.starts = 0
+        self.starts = self.sent = 0
         self.start()
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+
+class StdioLane(Lane):
+    """The server over --stdio: one line out, then a ping whose answer marks the end
+    of what the line caused (stdio answers in order)."""
 
     def start(self):
         self.starts += 1
         self.log = open(self.work / f"stdio-{self.era}-{self.starts}.log", "wb")
-        self.process = subprocess.Popen([sys.executable, str(self.step.server), "--stdio", *vault_args(self.step, self.vault)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+        command = [sys.executable, str(self.step.server), "--stdio", *vault_args(self.step, self.vault)]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
                                         env=environment(self.work))
         self.lines = queue.Queue()
         threading.Thread(target=self.read, args=(self.process.stdout, self.lines), daemon=True).start()
-        self.probes = 0
         if self.era == "handshake":  # 2025-03-26, the one handshake revision that takes batches
             self.send(json.dumps({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
                 "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": CLIENT_INFO}}).encode(), None)
@@ -266,8 +272,8 @@ class StdioLane:
         lines.put(None)  # stdout closed: the process has ended
 
     def send(self, payload: bytes, message) -> tuple[int, list]:
-        self.probes += 1
-        probe = f"probe-{self.probes}"
+        self.sent += 1
+        probe = f"probe-{self.sent}"
         try:
             self.process.stdin.write(payload.replace(b"\n", b" ") + b"\n")
             self.process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": probe, "method": "ping"}).encode() + b"\n")
@@ -287,10 +293,6 @@ class StdioLane:
                 return 200, answers
             answers.extend(answer if isinstance(answer, list) else [answer])
 
-    def restart(self):
-        self.stop()
-        self.start()
-
     def stop(self):
         if self.process.poll() is None:
             self.process.stdin.close()
@@ -300,19 +302,12 @@ class StdioLane:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
-# endregion stdio-lane
 
 
-# region http-lane
-class HttpLane:
+class HttpLane(Lane):
     """The server over HTTP: each message a POST on a new connection, with the
     headers its era needs. A streamed answer is read until the response, or, for
     subscriptions/listen, until its acknowledgement; closing then ends it."""
-
-    def __init__(self, step, vault: Path, era: str, work: Path):
-        self.step, self.vault, self.era, self.work = step, vault, era, work
-        self.starts = 0
-        self.start()
 
     def start(self):
         self.starts += 1
@@ -341,7 +336,7 @@ class HttpLane:
     def send(self, payload: bytes, message) -> tuple[int, list]:
         if self.process.poll() is not None:
             raise Exited()
-        self.sent = getattr(self, "sent", 0) + 1
+        self.sent += 1
         if self.era == "handshake":  # the two sessions in turn
             headers = self.session_headers(self.sessions[self.sent % 2])
         else:
@@ -369,10 +364,6 @@ class HttpLane:
         finally:
             connection.close()
 
-    def restart(self):
-        self.stop()
-        self.start()
-
     def stop(self):
         self.process.terminate()
         try:
@@ -380,7 +371,6 @@ class HttpLane:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-# endregion http-lane
 
 
 def routing_headers(message) -> dict:
@@ -433,7 +423,6 @@ def environment(work: Path) -> dict:
     return {**quiet_environment(str(work / "index")), "VAULT_MCP_WATCH_INTERVAL": "1", "VAULT_MCP_DEBOUNCE": "0.5"}
 
 
-# region tally
 class Tally:
     def __init__(self):
         self.counts = dict.fromkeys(FINDINGS, 0)
@@ -463,7 +452,6 @@ class Tally:
                 if line.startswith("Traceback"):  # the exception is the first line after it that is not indented
                     ending = next((later for later in lines[number + 1:] if not later.startswith(" ")), "")
                     self.add("tracebacks", log.name, b"", ending)
-# endregion tally
 
 
 def run_lane(lane_class, step, vault: Path, era: str, work: Path, messages: Messages, count: int, tally: Tally):
@@ -505,6 +493,8 @@ def main():
     parser.add_argument("--count", type=int, default=1000, help="messages in all, split across the four lanes")
     parser.add_argument("--seed", type=int, default=1, help="the same seed sends the same messages")
     args = parser.parse_args()
+    if args.step < 3:
+        parser.error("steps 1 and 2 have no stdio transport: fuzz step 3 or later")
     step = find_step(args.step)
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="fuzz-") as folder:

@@ -65,7 +65,6 @@ def path_tools(number: int) -> list[str]:
     return PATH_TOOLS[max(first for first in PATH_TOOLS if first <= number)]
 
 
-# region surrogates
 @pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10])
 def test_a_surrogate_in_a_path_or_uri_is_bad_input_over_stdio(number, vault):
     tools = path_tools(number)
@@ -78,7 +77,7 @@ def test_a_surrogate_in_a_path_or_uri_is_bad_input_over_stdio(number, vault):
         result = answers[id]["result"]
         assert result["isError"] is True, result
         assert "surrogate" in result["content"][0]["text"], result
-        assert "\ud800" not in result["content"][0]["text"]  # echoed as the six characters \ud800, which any reader takes
+        assert "\ud800" not in result["content"][0]["text"]  # spelled as the six characters \ud800
     assert answers["read"]["error"]["code"] == -32602
     assert "Traceback" not in log
 
@@ -139,7 +138,6 @@ def test_a_file_name_that_is_not_utf8_is_not_listed_and_breaks_nothing(number, t
         "Inbox/Rice koji quick capture.md", "Inbox/Try tangzhong.md"]
     assert "\\udc80" not in json.dumps(answers["resources"])
     assert "Traceback" not in log
-# endregion surrogates
 
 
 def first_sse_event(url: str, body: dict, headers: dict) -> tuple[int, dict]:
@@ -159,7 +157,6 @@ def first_sse_event(url: str, body: dict, headers: dict) -> tuple[int, dict]:
         connection.close()
 
 
-# region stdio-listen-envelope
 HOSTILE_LISTENS = {
     "array-id": {"id": [1]},
     "object-id": {"id": {"a": 1}},
@@ -193,7 +190,6 @@ def test_a_second_listen_with_a_listening_id_is_refused_over_stdio(number, vault
     acks = [answer for answer in answers if answer.get("method") == "notifications/subscriptions/acknowledged"]
     assert len(acks) == 1
     assert by_id(answers)["twice"]["error"]["code"] == -32600
-# endregion stdio-listen-envelope
 
 
 def test_a_short_fuzz_run_of_step_10_finds_nothing():
