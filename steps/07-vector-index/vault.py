@@ -18,7 +18,8 @@ Decisions:
   link would. Only .md files are notes.
 - Unicode: a path is tried as sent, then in NFC and NFD form. macOS may store 'é' as
   'e' plus a combining accent (NFD), Linux keeps whatever bytes were written, and
-  models type NFC. A path is reported in the spelling that found the file.
+  models type NFC. A path is reported in the spelling that found the file. A name
+  whose bytes are not UTF-8 is not listed: JSON could not carry it as text.
 - Symlinks are followed, but the file they lead to must be inside the vault (and
   not hidden), checked after resolving them. The checked file is then opened without
   following any link (open_inside), so a name swapped for one a moment after the
@@ -77,6 +78,8 @@ def path_parts(user_path) -> list[str]:
         raise VaultError(f"The path is empty; give a path relative to the vault, like {EXAMPLE}")
     if "\0" in user_path:
         raise VaultError(f"{shown(user_path)} contains a NUL character, which no file name can contain")
+    if not is_text(user_path):
+        raise VaultError(f"{shown(user_path)} contains an unpaired surrogate, which no file name can contain")
     path = user_path.replace("\\", "/")
     # One test for '/etc', '//server/share', 'C:/x' and 'C:x': each has a Windows anchor.
     if PureWindowsPath(path).anchor:
@@ -91,6 +94,16 @@ def path_parts(user_path) -> list[str]:
         )
     return parts
 # endregion path-as-text
+
+
+def is_text(value: str) -> bool:
+    """False for a string with an unpaired surrogate: JSON's \\ud800 escape can carry
+    one, but it is no character, and the file system cannot encode it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def spellings(relative: str) -> list[str]:
@@ -242,8 +255,9 @@ class Vault:
                 self.report_unreadable(prefix.rstrip("/") or ".", error)
                 continue
             for entry in entries:
-                # Hidden names are not notes; a '\\' in a name could never be asked for.
-                if entry.name.startswith(".") or "\\" in entry.name:
+                # Hidden names are not notes; a '\\' in a name could never be asked for, nor
+                # could a name whose bytes are not UTF-8 (Python reads them as lone surrogates).
+                if entry.name.startswith(".") or "\\" in entry.name or not is_text(entry.name):
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     pending.append((entry.path, prefix + entry.name + "/"))
@@ -360,7 +374,9 @@ def too_large(relative: str, size: int) -> VaultError:
 
 def shown(value, limit: int = 100) -> str:
     """value quoted as JSON, so odd characters are visible, and cut short when long."""
-    text = json.dumps(value, ensure_ascii=False, default=repr)
+    # backslashreplace spells an unpaired surrogate as \ud800: sent back raw, it
+    # would be a string that strict JSON readers refuse.
+    text = json.dumps(value, ensure_ascii=False, default=repr).encode("utf-8", "backslashreplace").decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

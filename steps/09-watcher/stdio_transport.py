@@ -9,7 +9,8 @@ import logging
 import sys
 import threading
 
-from protocol import INVALID_REQUEST, ProtocolError, Server, Session, error_response, is_stateless, parse_json
+from protocol import (INTERNAL_ERROR, INVALID_REQUEST, ProtocolError, Server, Session, error_response, id_of,
+                      is_stateless, kind_of, parse_json, valid_id)
 from subscriptions import Listener
 
 log = logging.getLogger("stdio")
@@ -92,10 +93,17 @@ def listen(core: Server, message: dict, out: Lines, listening: dict) -> dict | N
     """2026-07-28: a subscription is a request answered only when it ends. On stdio
     it ends when the client cancels it, or when the process ends."""
     try:
+        kind_of(message)  # the envelope first, as Server.handle checks it for every other method
+        if message["id"] in listening:
+            raise ProtocolError(INVALID_REQUEST, f"Subscription {message['id']!r} is already listening")
         listening[message["id"]] = core.open_subscription(message, out.write)
     except ProtocolError as error:
-        return error_response(message["id"], error.code, error.message, error.data)
+        return error_response(id_of(message), error.code, error.message, error.data)
+    except Exception:  # as Server.handle does: one message must never end the process
+        log.exception("failed to open a subscription for %r", message)
+        return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
     return None  # the acknowledgement is on its way; the answer comes at the end
+# endregion stdio-listen
 
 
 def stop_listening(core: Server, message, listening: dict) -> None:
@@ -104,9 +112,8 @@ def stop_listening(core: Server, message, listening: dict) -> None:
         return
     params = message.get("params")
     request_id = params.get("requestId") if isinstance(params, dict) else None
-    if isinstance(request_id, (str, int)) and request_id in listening:
+    if valid_id(request_id) and request_id in listening:  # not True, which Python takes for 1
         core.close_subscription(listening.pop(request_id))  # cancelled: no answer is sent
-# endregion stdio-listen
 
 
 def skip_rest_of_line(stdin, line: bytes) -> None:
