@@ -43,7 +43,7 @@ def main():
     args.dist.mkdir(parents=True, exist_ok=True)
     for kind in args.kinds:
         path = build_bundle(args.dist) if kind == "bundle" else build_pyz(args.dist)
-        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+        print(f"wrote {os.path.relpath(path)} ({path.stat().st_size:,} bytes)")
 
 
 def server_files() -> dict[str, Path]:
