@@ -43,7 +43,8 @@ def main():
     args.dist.mkdir(parents=True, exist_ok=True)
     for kind in args.kinds:
         path = build_bundle(args.dist) if kind == "bundle" else build_pyz(args.dist)
-        print(f"wrote {os.path.relpath(path)} ({path.stat().st_size:,} bytes)")
+        shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
+        print(f"wrote {shown} ({path.stat().st_size:,} bytes)")
 
 
 def server_files() -> dict[str, Path]:
@@ -105,20 +106,14 @@ def build_pyz(dist: Path) -> Path:
     write_zip(inner, entries)
     inner.seek(0)
     target = dist / PYZ_NAME
-    zipapp.create_archive(inner, target, interpreter="/usr/bin/env python3")
+    # A str, not a Path: zipapp makes only a target named by a str executable.
+    zipapp.create_archive(inner, str(target), interpreter="/usr/bin/env python3")
     return target
 
 
 def bundle_manifest() -> dict:
     name, version = server_version()
     server, tools = load_step_modules("server", "tools")
-    defaults = server.parse_args(["--stdio"])
-    settings = {  # option: (title, description), each a string the user may change
-        "inbox": ("Inbox folder", "The folder of the vault where new notes are saved"),
-        "embedder": ("Embedder", f"How notes become vectors for search: {', '.join(server.KINDS)} "
-                                 "(auto: Ollama if it answers, else offline hashing)"),
-        "model": ("Ollama model", "The embedding model Ollama runs, when the embedder is Ollama"),
-    }
     return {
         "manifest_version": MANIFEST_VERSION,
         "name": name,
@@ -129,30 +124,47 @@ def bundle_manifest() -> dict:
         "author": {"name": "vault-mcp-guide"},
         "license": "MIT",
         "keywords": ["obsidian", "notes", "markdown", "search"],
-        "server": {
-            "type": "python",
-            "entry_point": "server/server.py",
-            "mcp_config": {
-                "command": "python3",
-                "args": ["${__dirname}/server/server.py", "--stdio", "--vault", "${user_config.vault}"],
-                # The optional settings travel as variables: a client leaves an argument
-                # it has no value for as the literal ${...}, but a variable it sets to ""
-                # is one the server counts as unset, so its own default applies.
-                "env": {server.env_variable(f"--{key}"): f"${{user_config.{key}}}" for key in settings},
-                # python.org's installer for Windows puts python on the PATH, not python3.
-                "platform_overrides": {"win32": {"command": "python"}},
-            },
-        },
+        "server": {"type": "python", "entry_point": "server/server.py", "mcp_config": start_command(server)},
         "tools": [{"name": tool.name, "description": tool.description} for tool in tools.TOOLS.values()],
         "compatibility": {"platforms": ["darwin", "win32", "linux"], "runtimes": {"python": ">=3.11"}},
-        "user_config": {
-            "vault": {"type": "directory", "title": "Vault", "description": "The folder of your Obsidian vault",
-                      "required": True},
-            **{key: {"type": "string", "title": title, "description": description, "required": False,
-                     "default": str(getattr(defaults, key))}
-               for key, (title, description) in settings.items()},
-        },
+        "user_config": settings_form(server),
     }
+
+
+def optional_settings(server) -> dict[str, tuple[str, str]]:
+    """The options the user may change in Claude Desktop, besides the vault: title, description."""
+    return {
+        "inbox": ("Inbox folder", "The folder of the vault where new notes are saved"),
+        "embedder": ("Embedder", f"How notes become vectors for search: {', '.join(server.KINDS)} "
+                                 "(auto: Ollama if it answers, else offline hashing)"),
+        "model": ("Ollama model", "The embedding model Ollama runs, when the embedder is Ollama"),
+    }
+
+
+def start_command(server) -> dict:
+    """How the client starts the server, with ${...} for what it fills in."""
+    return {
+        "command": "python3",
+        "args": ["${__dirname}/server/server.py", "--stdio", "--vault", "${user_config.vault}"],
+        # The optional settings travel as variables: a client leaves an argument it
+        # has no value for as the literal ${...}, but a variable it sets to "" is one
+        # the server counts as unset, so its own default applies.
+        "env": {server.env_variable(f"--{key}"): f"${{user_config.{key}}}" for key in optional_settings(server)},
+        # python.org's installer for Windows puts python on the PATH, not python3.
+        "platform_overrides": {"win32": {"command": "python"}},
+    }
+
+
+def settings_form(server) -> dict:
+    """What the client asks the user: the vault, with a folder picker, and the
+    optional settings, each showing the server's own default."""
+    defaults = server.parse_args(["--stdio"])
+    form = {"vault": {"type": "directory", "title": "Vault", "description": "The folder of your Obsidian vault",
+                      "required": True}}
+    for key, (title, description) in optional_settings(server).items():
+        form[key] = {"type": "string", "title": title, "description": description, "required": False,
+                     "default": str(getattr(defaults, key))}
+    return form
 
 
 def server_version() -> tuple[str, str]:
