@@ -19,10 +19,10 @@ PACKAGE = ROOT / "steps" / "package.py"
 WHOLE_SETTING = re.compile(r"^\$\{(user_config\.[^}]+)\}$")
 
 
-def build(dist: Path, *kinds: str) -> None:
+def build(dist: Path, *kinds: str, env: dict | None = None) -> None:
     """make bundle / make pyz, into dist."""
     subprocess.run([sys.executable, str(PACKAGE), *kinds, "--dist", str(dist)],
-                   check=True, capture_output=True, timeout=60)
+                   check=True, capture_output=True, timeout=60, env=env)
 
 
 def unpack(bundle: Path, folder: Path) -> dict:
