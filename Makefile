@@ -22,7 +22,7 @@ vault_copy = $(if $(filter $(1),$(VAULT_STEPS)),$(filter $(SAMPLE_COPY),$(VAULT)
 # The reader's scratch copy of step N (made by make try-N, ignored by git).
 scratch_dir = steps/scratch/$(notdir $(call step_dir,$(1)))
 
-.PHONY: help run test check interop bench eval clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
+.PHONY: help run test check interop bench eval bundle pyz clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
 	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS)) \
 	$(addprefix demo-,$(DEMO_NUMBERS)) $(addprefix try-,$(STEP_NUMBERS)) $(addprefix reset-,$(STEP_NUMBERS))
 
@@ -39,9 +39,12 @@ help:
 	@echo "make solve-N.K    apply exercise K's worked solution to your scratch copy of step N"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
 	@echo "make interop      the official MCP Python SDK's client against the newest step (own venv: .venv-interop)"
+	@echo "                  and against the bundle and the .pyz; mcpb validate on the bundle (npm: .mcpb-cli)"
+	@echo "make bundle       dist/obsidian-vault.mcpb: the newest step as a Claude Desktop bundle, one click to install"
+	@echo "make pyz          dist/obsidian-vault.pyz: the newest step as one file, python3 obsidian-vault.pyz --stdio ..."
 	@echo "make bench        tools/call: step 3 beside an SDK server (BENCH_SECONDS=); then step 7's index on 40,000 chunks"
 	@echo "make eval         search quality of step 7 on the sample vault: recall@5 and MRR per mode and embedder"
-	@echo "make clean        remove both virtual environments"
+	@echo "make clean        remove both virtual environments, the mcpb command line and dist/"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
 	@echo "make guide-check  fail if a chapter quotes code or a transcript that has changed"
 	@echo "steps: $(STEP_NUMBERS)"
@@ -98,7 +101,15 @@ test: .venv/bin/pytest
 	.venv-interop/bin/python -m pip install --quiet --disable-pip-version-check 'mcp>=2.3,<3'
 	touch $@
 
-interop: .venv-interop/installed
+# The official MCPB command line checks the bundle's manifest (mcpb validate), installed
+# by npm into a folder of its own. Without npm, or when the install fails, make interop
+# says so and skips that one check.
+.mcpb-cli/installed:
+	@if ! command -v npm >/dev/null; then echo "npm not found: mcpb validate will be skipped"; \
+	elif npm install --prefix .mcpb-cli --no-audit --no-fund --silent '@anthropic-ai/mcpb@2'; then touch $@; \
+	else echo "npm could not install @anthropic-ai/mcpb: mcpb validate will be skipped"; fi
+
+interop: .venv-interop/installed .mcpb-cli/installed
 	.venv-interop/bin/python tests/interop.py
 
 # Benchmarks, not tests: step 3 and a minimal SDK server (tests/bench_sdk_server.py)
@@ -113,8 +124,16 @@ bench: .venv-interop/installed
 eval:
 	$(PYTHON) tests/eval.py
 
+# The newest step as one file a user installs (the bundle) or runs (the .pyz), written
+# by steps/package.py into dist/, which git ignores.
+bundle:
+	$(PYTHON) steps/package.py bundle
+
+pyz:
+	$(PYTHON) steps/package.py pyz
+
 clean:
-	rm -rf .venv .venv-interop
+	rm -rf .venv .venv-interop .mcpb-cli dist
 
 guide:
 	@$(PYTHON) guide/sync.py

@@ -78,12 +78,13 @@ class StdioServer:
     """A step's server started with --stdio, spoken to one line at a time.
 
     A thread reads stdout into a queue, so that a server that stays silent fails
-    the test after a timeout instead of hanging it."""
+    the test after a timeout instead of hanging it. `command` and `env` start it
+    some other way: from an archive, with a vault."""
 
-    def __init__(self, server_py):
+    def __init__(self, server_py=None, command=None, env=None):
         self.process = subprocess.Popen(
-            [sys.executable, str(server_py), "--stdio"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            command or [sys.executable, str(server_py), "--stdio"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
         )
         self.lines = queue.Queue()
         threading.Thread(target=self._read_stdout, daemon=True).start()

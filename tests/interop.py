@@ -8,9 +8,14 @@ a path that leaves the vault (an isError result), calls a tool that does not exi
 (a JSON-RPC error), and lists and reads resources; from step 7 on it searches in
 each mode, from step 8 on it asks for backlinks, and from step 9 on it writes a
 note with create_note and searches until the watcher has indexed it (bounded).
-Exits non-zero on any surprise.
+Then the same conversation with the bundle of make bundle, unpacked and started as
+its manifest says, and with the .pyz of make pyz; and the official MCPB command line
+(mcpb validate, installed by make into .mcpb-cli) on the bundle's manifest, when npm
+could install it. Exits non-zero on any surprise.
 """
+import json
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +29,9 @@ STEPS = Path(__file__).resolve().parent.parent / "steps"
 sys.path.insert(0, str(STEPS))
 from launch import quiet_environment, running_server  # noqa: E402
 from manifest import SAMPLE_VAULT, load_steps  # noqa: E402
+from mcpb_client import build, launch_command, unpack  # noqa: E402
+
+MCPB = Path(__file__).resolve().parent.parent / ".mcpb-cli" / "node_modules" / ".bin" / "mcpb"
 
 EXPECTED_VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 
@@ -100,8 +108,52 @@ def main() -> int:
                 except Exception as error:  # report every combination, then fail
                     failures += 1
                     print(f"FAIL  {transport:5} {mode:6} {type(error).__name__}: {error!r}")
-    print(f"interop: {4 - failures} passed, {failures} failed")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, target in archives(Path(tmp)):
+            try:
+                version = anyio.run(conversation, target, "auto")
+                print(f"ok    {name:12} spoke {version}: the same conversation, a new note found")
+            except Exception as error:
+                failures += 1
+                print(f"FAIL  {name:12} {type(error).__name__}: {error!r}")
+        failures += validate(Path(tmp) / "bundle")
+    print(f"interop: {failures} failed" if failures else "interop: every check passed")
     return 1 if failures else 0
+
+
+def archives(tmp: Path):
+    """(name, how to start it) for the bundle, unpacked and started as its manifest
+    says with the user's choice of vault, and for the .pyz, run from its own folder."""
+    build(tmp / "dist", "bundle", "pyz")
+    vault = vault_copy(str(tmp))
+    manifest = unpack(tmp / "dist" / "obsidian-vault.mcpb", tmp / "bundle")
+    command, env = launch_command(manifest, tmp / "bundle", {"vault": str(vault), "embedder": "hash"})
+    yield "bundle", StdioServerParameters(command=command[0], args=command[1:],
+                                          env=quiet_environment(str(tmp / "bundle-index")) | env)
+    pyz = tmp / "dist" / "obsidian-vault.pyz"
+    yield "pyz", StdioServerParameters(command=sys.executable, args=[str(pyz), "--vault", str(vault), "--stdio"],
+                                       cwd=str(tmp), env=quiet_environment(str(tmp / "pyz-index")))
+
+
+def validate(bundle: Path) -> int:
+    """mcpb validate on the unpacked bundle's manifest, and on a broken copy, which it
+    must refuse; the number of failures. Skipped, and said so, without the command."""
+    if not MCPB.exists():
+        print("skip  mcpb validate: the MCPB command line is not installed (make interop installs it with npm)")
+        return 0
+    broken = bundle / "broken" / "manifest.json"
+    broken.parent.mkdir()
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    broken.write_text(json.dumps({**manifest, "server": {**manifest["server"], "type": "ruby"}}), encoding="utf-8")
+    said = {path: subprocess.run([str(MCPB), "validate", str(path)], capture_output=True, text=True, timeout=60)
+            for path in (bundle / "manifest.json", broken)}
+    good, bad = said.values()
+    if good.returncode == 0 and bad.returncode != 0:
+        print(f"ok    mcpb validate passes the bundle's manifest ({good.stdout.strip()}) and refuses a broken one")
+        return 0
+    print(f"FAIL  mcpb validate: the manifest gave {good.returncode}, a broken one {bad.returncode}\n"
+          f"{good.stdout}{good.stderr}")
+    return 1
 
 
 def vault_copy(tmp: str) -> Path:
