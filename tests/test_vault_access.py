@@ -6,6 +6,7 @@ import logging
 import os
 import random
 import sys
+import threading
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
@@ -329,6 +330,35 @@ def test_a_note_swapped_for_a_link_out_after_the_check_is_not_read(vault, root, 
     with pytest.raises(VaultError, match="replaced by a symbolic link") as caught:
         vault.read_note("Bread/Focaccia")
     assert "secret" not in str(caught.value) and str(root) not in str(caught.value)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_note_swapped_for_a_named_pipe_after_the_check_is_refused_at_once(vault, root, monkeypatch, opening):
+    check, note = vault.locate, root / "Bread" / "Focaccia.md"
+
+    def check_then_swap(user_path):
+        found = check(user_path)
+        os.mkfifo(note.with_name("pipe"))
+        os.replace(note.with_name("pipe"), note)
+        return found
+
+    monkeypatch.setattr(vault, "locate", check_then_swap)
+    outcome = []
+    reader = threading.Thread(target=lambda: outcome.append(refusal_of(vault, "Bread/Focaccia")), daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+    if reader.is_alive():  # let the stuck open go before failing
+        os.close(os.open(note, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("reading a named pipe swapped in for a note waited for a writer")
+    assert "not a plain file" in outcome[0]
+
+
+def refusal_of(vault, user_path) -> str:
+    try:
+        vault.read_note(user_path)
+    except VaultError as error:
+        return str(error)
+    return "read"
 
 
 def test_a_folder_swapped_for_a_link_out_after_the_check_is_not_read(vault, root, monkeypatch):

@@ -301,6 +301,8 @@ class Vault:
 SWAPPED = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}  # what open says when it meets a link it may not follow
 NAME_BY_NAME = hasattr(os, "O_NOFOLLOW") and os.open in os.supports_dir_fd  # not on Windows
 READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # Windows would otherwise turn CR LF into LF
+# A named pipe swapped in for a note would make a plain open wait for a writer forever.
+READ |= getattr(os, "O_NONBLOCK", 0)
 
 
 # region open-inside
@@ -314,7 +316,11 @@ def open_inside(root: Path, real: Path) -> int:
     names = real.relative_to(root).parts
     if not names:  # a link swapped in after the stat may resolve to the vault itself
         raise IsADirectoryError(errno.EISDIR, "the vault is a folder")
-    return open_name_by_name(root, names) if NAME_BY_NAME else open_same_file(real)
+    descriptor = open_name_by_name(root, names) if NAME_BY_NAME else open_same_file(real)
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):  # a pipe, a device, a folder
+        os.close(descriptor)
+        raise OSError(errno.EINVAL, "not a plain file")
+    return descriptor
 
 
 def open_name_by_name(root: Path, names: tuple[str, ...]) -> int:
