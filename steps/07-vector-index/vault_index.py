@@ -47,6 +47,9 @@ class VaultIndex:
             self.index = None if rebuild else self.load()
             if self.index is None:
                 self.rebuild()
+        except NotReady:  # a reindex asked for at startup is building it: wait for that build
+            with self.build_lock:
+                pass
         except Exception:  # Ollama gone mid-build, a full disk: searches will say so
             log.exception("index: could not be built")
         finally:

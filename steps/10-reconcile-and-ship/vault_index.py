@@ -59,6 +59,9 @@ class VaultIndex:
         try:
             if rebuild or not self.catch_up():
                 self.rebuild()
+        except NotReady:  # a reindex asked for at startup is building it: wait for that build
+            with self.build_lock:
+                pass
         except Exception:  # Ollama gone mid-build, a full disk: searches will say so
             log.exception("index: could not be built")
         finally:
