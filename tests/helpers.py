@@ -80,10 +80,10 @@ class StdioServer:
     A thread reads stdout into a queue, so that a server that stays silent fails
     the test after a timeout instead of hanging it."""
 
-    def __init__(self, server_py):
+    def __init__(self, server_py, *args: str, env: dict | None = None):
         self.process = subprocess.Popen(
-            [sys.executable, str(server_py), "--stdio"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [sys.executable, str(server_py), "--stdio", *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
         )
         self.lines = queue.Queue()
         threading.Thread(target=self._read_stdout, daemon=True).start()
