@@ -107,7 +107,6 @@ def safe_file_name(title) -> str:
 # endregion safe-name
 
 
-# region invisible
 # Default_Ignorable_Code_Point, as Unicode's DerivedCoreProperties.txt derives it: the
 # format characters (category Cf), plus Other_Default_Ignorable_Code_Point and the
 # Variation_Selector characters, minus a few Cf that must stay visible (those go here too,
@@ -133,7 +132,6 @@ def is_invisible(char: str) -> bool:
     """A character that shows as nothing, or changes how others show: never part of a name."""
     code = ord(char)
     return unicodedata.category(char) == "Cf" or any(low <= code <= high for low, high in IGNORABLE_RANGES)
-# endregion invisible
 
 
 def trim_ends(name: str) -> str:
@@ -302,12 +300,12 @@ def taken_error(path: str) -> NoteExists:
     return NoteExists(f"A note {shown(path)} already exists; notes are never overwritten. Choose another title")
 
 
-# region inbox-lock
 LOCK_NAME = ".create.lock"  # hidden: never a note, never indexed, not shown by Obsidian
 LOCK_WAIT_SECONDS = 10
 _creating = threading.Lock()  # the threads of this process, one at a time
 
 
+# region inbox-lock
 @contextmanager
 def inbox_lock(folder: Path):
     """Hold the inbox's lock while a name is checked and created.
