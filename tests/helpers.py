@@ -106,6 +106,19 @@ class StdioServer:
         self.send(message)
         return self.read()
 
+    def handshake(self) -> None:
+        self.ask(rpc("initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo=CLIENT_INFO))
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def answer(self, request_id, timeout=10) -> dict:
+        """The response to one request, past the notifications that may come first (from step 9,
+        of a note the request created)."""
+        for _ in range(20):
+            message = self.read(timeout)
+            if message.get("id") == request_id:
+                return message
+        raise AssertionError(f"no response to request {request_id} among 20 messages")
+
     def stop(self):
         if self.process.poll() is None:
             self.process.kill()

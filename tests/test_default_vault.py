@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import CLIENT_INFO, McpClient, StdioServer, rpc
+from helpers import McpClient, StdioServer, rpc
 from launch import quiet_environment, wait_for_url
 from manifest import ROOT, SAMPLE_VAULT, load_steps
 
@@ -49,13 +49,11 @@ def test_a_server_without_vault_serves_a_scratch_copy_made_when_missing(tmp_path
     tracked = files_of(steps / "sample-vault")
     server = StdioServer(steps / step.folder / "server.py", env=environment(tmp_path))
     try:
-        server.send(rpc("initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo=CLIENT_INFO))
-        server.read(timeout=TIMEOUT)
-        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.handshake()
         name = "create_note" if step.number in WRITING_STEPS else "list_notes"
         arguments = {"title": "Written", "content": "x"} if name == "create_note" else {"folder": "Inbox"}
         server.send(rpc("tools/call", id=2, name=name, arguments=arguments))
-        result = answer(server, 2)
+        result = server.answer(2, TIMEOUT)["result"]
     finally:
         server.stop()
     assert result["isError"] is False, result
@@ -68,15 +66,6 @@ def test_a_server_without_vault_serves_a_scratch_copy_made_when_missing(tmp_path
     assert sorted(os.listdir(steps / "scratch")) == ["sample-vault"]  # no half-made copy left beside it
 
 
-def answer(server: StdioServer, request_id: int) -> dict:
-    """The result of one request; from step 9 a notification may come first."""
-    for _ in range(20):
-        message = server.read(timeout=TIMEOUT)
-        if message.get("id") == request_id:
-            return message["result"]
-    raise AssertionError(f"no answer to request {request_id}")
-
-
 def test_an_existing_copy_is_served_as_it_is(tmp_path):
     step = next(step for step in VAULT_STEPS if step.number == 4)
     steps = clone(tmp_path, step)
@@ -84,8 +73,7 @@ def test_an_existing_copy_is_served_as_it_is(tmp_path):
     (steps / "scratch" / "sample-vault" / "Mine.md").write_text("the reader's own note\n")
     server = StdioServer(steps / step.folder / "server.py", env=environment(tmp_path))
     try:
-        server.ask(rpc("initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo=CLIENT_INFO))
-        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.handshake()
         listed = server.ask(rpc("tools/call", id=2, name="list_notes", arguments={}))["result"]
     finally:
         server.stop()
@@ -112,10 +100,9 @@ def test_a_readers_scratch_copy_of_a_step_serves_the_same_scratch_vault(tmp_path
     tracked = files_of(steps / "sample-vault")
     server = StdioServer(steps / "scratch" / step.folder / "server.py", env=environment(tmp_path))
     try:
-        server.ask(rpc("initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo=CLIENT_INFO))
-        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.handshake()
         server.send(rpc("tools/call", id=2, name="create_note", arguments={"title": "Tried", "content": "x"}))
-        assert answer(server, 2)["isError"] is False
+        assert server.answer(2, TIMEOUT)["result"]["isError"] is False
     finally:
         server.stop()
     assert (steps / "scratch" / "sample-vault" / "Inbox" / "Tried.md").is_file()

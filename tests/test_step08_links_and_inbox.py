@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from helpers import CLIENT_INFO, McpClient, StdioServer, rpc
+from helpers import McpClient, StdioServer, rpc
 from launch import quiet_environment, running_server
 from manifest import SAMPLE_VAULT, find_step
 
@@ -132,15 +132,14 @@ def test_two_servers_on_one_vault_make_one_note_of_two_titles_that_differ_in_cas
                            env=quiet_environment(str(tmp_path / f"index-{n}"))) for n in range(2)]
     try:
         for server in servers:
-            server.ask(rpc("initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo=CLIENT_INFO))
-            server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            server.handshake()
         for round_ in range(RACE_ROUNDS):
             titles = [f"Xrace{round_}", f"XRACE{round_}"]
             lines = [json.dumps(rpc("tools/call", id=round_ + 2, name="create_note",
                                     arguments={"title": title, "content": "x"})).encode() for title in titles]
             for server, line in zip(servers, lines):
                 server.send_line(line)
-            answers = [answer_to(server, round_ + 2) for server in servers]
+            answers = [server.answer(round_ + 2, timeout=20)["result"] for server in servers]
             made = [name for name in os.listdir(vault / "Inbox") if name.lower() == f"xrace{round_}.md"]
             assert len(made) == 1, f"round {round_}: {made}"
             assert sorted(answer["isError"] for answer in answers) == [False, True], answers
@@ -148,12 +147,3 @@ def test_two_servers_on_one_vault_make_one_note_of_two_titles_that_differ_in_cas
     finally:
         for server in servers:
             server.stop()
-
-
-def answer_to(server: StdioServer, request_id: int) -> dict:
-    """The result of one request; from step 9 a notification of the new note may come first."""
-    for _ in range(20):
-        message = server.read(timeout=20)
-        if message.get("id") == request_id:
-            return message["result"]
-    raise AssertionError(f"no answer to request {request_id}")
