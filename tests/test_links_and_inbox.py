@@ -823,6 +823,45 @@ def test_two_processes_creating_one_title_at_once(tmp_path, round_):
     assert_one_winner(root, results)
 
 
+# Holds the inbox's lock from another process until killed.
+HOLDER = textwrap.dedent("""
+    import fcntl, os, sys
+    fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    print("held", flush=True)
+    sys.stdin.read()
+""")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the holder locks with fcntl")
+def test_a_lock_held_by_another_process_is_waited_for_and_released_when_it_dies(tmp_path, monkeypatch):
+    root = tmp_path / "vault"
+    vault = make_vault(root, {"Inbox/Old.md": ""})
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(root / "Inbox" / inbox.LOCK_NAME)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        monkeypatch.setattr(inbox, "LOCK_WAIT_SECONDS", 0.3)
+        with pytest.raises(InboxError, match="Another process has been creating a note"):
+            create_note(vault, "Inbox", "Blocked", "x")
+        assert inbox_entries(root) == ["Old.md"]
+    finally:
+        holder.kill()  # a crash: the system lets go of its lock
+        holder.wait(timeout=10)
+        holder.stdin.close()
+        holder.stdout.close()
+    assert create_note(vault, "Inbox", "Blocked", "x") == "Inbox/Blocked.md"
+
+
+def test_a_lock_file_that_is_a_symlink_is_not_followed(tmp_path):
+    root, outside = tmp_path / "vault", tmp_path / "outside.txt"
+    vault = make_vault(root, {"Inbox/Old.md": ""})
+    (root / "Inbox" / inbox.LOCK_NAME).symlink_to(outside)
+    with pytest.raises(InboxError, match="lock file cannot be opened"):
+        create_note(vault, "Inbox", "New", "x")
+    assert not outside.exists() and inbox_entries(root) == ["Old.md"]
+
+
 def assert_one_winner(root: Path, results: dict) -> None:
     """Exactly one writer got the path; the others were told to choose another title;
     the file holds the winner's content, whole."""

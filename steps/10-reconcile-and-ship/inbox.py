@@ -337,12 +337,14 @@ def wait_for_lock(fd: int) -> None:
     while True:
         try:
             return lock_file(fd)
-        except OSError:  # another process holds it
+        except (BlockingIOError, PermissionError):  # another process holds it (flock, msvcrt)
             if time.monotonic() > deadline:
                 raise InboxError(
                     f"Another process has been creating a note in this inbox for {LOCK_WAIT_SECONDS} s; try again"
                 ) from None
             time.sleep(0.01)
+        except OSError as error:  # a file system that cannot lock, say
+            raise InboxError(f"The inbox cannot be locked to create a note: {error.strerror}") from None
 
 
 # fcntl.flock where it exists (Linux, macOS); Windows has msvcrt.locking instead, which
