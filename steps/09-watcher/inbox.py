@@ -12,10 +12,11 @@ Decisions:
   character that shows as nothing is removed (is_invisible: format characters such as
   the bidi controls, which can make "evil\\u202egpj.md" display as "evildm.jpg", and
   Unicode's default-ignorable ones, such as U+200D, which would make "Idea\\u200d" a
-  second "Idea"); the braille blank U+2800 counts as a space. Leading dots go (no hidden files, no ".."), trailing dots
-  and spaces go (Windows drops them, so two names would be one file). A name Windows
-  reserves (CON, PRN, AUX, NUL, COM0-COM9, LPT0-LPT9, also with ¹²³, in any case, with
-  any extension: "con.txt", "Nul") gets "_" after that part: "con_.txt". At most
+  second "Idea"); the braille blank U+2800 counts as a space. Leading dots go (no
+  hidden files, no ".."), trailing dots and spaces go (Windows drops them, so two
+  names would be one file). A name Windows reserves (CON, PRN, AUX, NUL, COM0-COM9,
+  LPT0-LPT9, also with ¹²³, in any case, with any extension: "con.txt", "Nul") gets
+  "_" after that part: "con_.txt". At most
   MAX_NAME_BYTES bytes of UTF-8 before ".md" (255 is the common limit; room is left),
   cut between characters, and never between a character and the accent or skin tone
   that belongs to it. Nothing visible left: a clear error.
