@@ -3,11 +3,11 @@
 
 PYTHON ?= python3
 PORT ?= 3000
-# The servers run on a copy of the sample vault, made once in the ignored scratch
-# folder: what a session writes (create_note, from step 8) never touches the
-# repository's own notes. VAULT=~/notes points them at yours.
-SAMPLE_COPY = steps/scratch/sample-vault
-VAULT ?= $(SAMPLE_COPY)
+# Without VAULT, a step that reads a vault serves a copy of the sample vault, which the
+# step makes once in the ignored steps/scratch/sample-vault (its scratch_vault.py): what
+# a session writes (create_note, from step 8) never touches the repository's own notes.
+# VAULT=~/notes points them at yours.
+VAULT ?=
 MANIFEST = tomllib.load(open("steps/steps.toml", "rb"))["step"]
 STEP_NUMBERS := $(shell $(PYTHON) -c 'import tomllib; print(*(s["number"] for s in $(MANIFEST)))')
 VAULT_STEPS := $(shell $(PYTHON) -c 'import tomllib; print(*(s["number"] for s in $(MANIFEST) if s.get("vault")))')
@@ -16,9 +16,7 @@ DEMO_NUMBERS := $(filter-out 1 2,$(STEP_NUMBERS))
 # The folder of step N, e.g. $(call step_dir,1) is steps/01-raw-dispatcher.
 step_dir = $(wildcard steps/$(shell printf '%02d' $(1))-*)
 # Only the steps marked vault = true in steps.toml read a vault.
-vault_flag = $(if $(filter $(1),$(VAULT_STEPS)),--vault $(VAULT))
-# What a vault step needs first: the sample vault's copy, when that is the vault.
-vault_copy = $(if $(filter $(1),$(VAULT_STEPS)),$(filter $(SAMPLE_COPY),$(VAULT)))
+vault_flag = $(if $(and $(VAULT),$(filter $(1),$(VAULT_STEPS))),--vault $(VAULT))
 # The reader's scratch copy of step N (made by make try-N, ignored by git).
 scratch_dir = steps/scratch/$(notdir $(call step_dir,$(1)))
 
@@ -27,7 +25,7 @@ scratch_dir = steps/scratch/$(notdir $(call step_dir,$(1)))
 	$(addprefix demo-,$(DEMO_NUMBERS)) $(addprefix try-,$(STEP_NUMBERS)) $(addprefix reset-,$(STEP_NUMBERS))
 
 help:
-	@echo "make run          run the newest step's server (from step 4 on, on the sample vault)"
+	@echo "make run          run the newest step's server (from step 4 on, on a copy of the sample vault)"
 	@echo "make step-N       run step N's server on http://127.0.0.1:$(PORT)/mcp (PORT=, VAULT= to change)"
 	@echo "make check-N      start step N, replay its wire scripts, compare with the transcripts"
 	@echo "make check        the same for every step"
@@ -51,12 +49,7 @@ help:
 
 run: step-$(lastword $(STEP_NUMBERS))
 
-$(SAMPLE_COPY):
-	mkdir -p steps/scratch
-	cp -R steps/sample-vault $@
-
-.SECONDEXPANSION:
-$(addprefix step-,$(STEP_NUMBERS)): step-%: $$(call vault_copy,$$*)
+$(addprefix step-,$(STEP_NUMBERS)): step-%:
 	$(PYTHON) $(call step_dir,$*)/server.py --port $(PORT) $(call vault_flag,$*)
 
 $(addprefix check-,$(STEP_NUMBERS)): check-%:
@@ -68,7 +61,7 @@ check:
 $(addprefix demo-,$(DEMO_NUMBERS)): demo-%:
 	$(PYTHON) $(call step_dir,$*)/client.py
 
-$(addprefix try-,$(STEP_NUMBERS)): try-%: $$(call vault_copy,$$*)
+$(addprefix try-,$(STEP_NUMBERS)): try-%:
 	@$(PYTHON) steps/scratch_copy.py $*
 	$(PYTHON) $(call scratch_dir,$*)/server.py --port $(PORT) $(call vault_flag,$*)
 

@@ -44,10 +44,22 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
                     text = run_with_python(script, url, state)
                 results[script.with_suffix(".out")] = normalise(text, vault, session_ids)
         for program in recorded_programs(step):
-            done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60,
+            done = subprocess.run([sys.executable, str(program), *program_args(step, program, Path(tmp))],
+                                  capture_output=True, text=True, timeout=60,
                                   env=quiet_environment(str(Path(tmp) / f"{program.stem}-index")))
             results[program.with_suffix(".out")] = done.stdout
         return results
+
+
+def program_args(step: Step, program: Path, tmp: Path) -> list[str]:
+    """client.py passes these to its server: a fresh copy of the sample vault of its own,
+    since the wire scripts have written into theirs, and the reader's copy in
+    steps/scratch/, which the server would open by default, may hold anything."""
+    if not step.vault or program.name != "client.py":
+        return []
+    vault = tmp / "client-vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    return ["--vault", str(vault)]
 
 
 def recorded_programs(step: Step) -> list[Path]:

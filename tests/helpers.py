@@ -81,9 +81,9 @@ class StdioServer:
     the test after a timeout instead of hanging it. `command` and `env` start it
     some other way: from an archive, with a vault."""
 
-    def __init__(self, server_py=None, command=None, env=None):
+    def __init__(self, server_py=None, *args: str, command=None, env: dict | None = None):
         self.process = subprocess.Popen(
-            command or [sys.executable, str(server_py), "--stdio"],
+            command or [sys.executable, str(server_py), "--stdio", *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
         )
         self.lines = queue.Queue()
@@ -106,6 +106,19 @@ class StdioServer:
     def ask(self, message) -> dict:
         self.send(message)
         return self.read()
+
+    def handshake(self) -> None:
+        self.ask(rpc("initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo=CLIENT_INFO))
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def answer(self, request_id, timeout=10) -> dict:
+        """The response to one request, past the notifications that may come first (from step 9,
+        of a note the request created)."""
+        for _ in range(20):
+            message = self.read(timeout)
+            if message.get("id") == request_id:
+                return message
+        raise AssertionError(f"no response to request {request_id} among 20 messages")
 
     def stop(self):
         if self.process.poll() is None:

@@ -1,13 +1,15 @@
 """Step 8 over real HTTP, on a temporary copy of the sample vault: backlinks resolved
 as Obsidian does, related notes with their reasons, and the one write, which stays
 in the inbox and never overwrites, even when two clients race for one title."""
+import json
+import os
 import shutil
 import threading
 
 import pytest
 
-from helpers import McpClient, rpc
-from launch import running_server
+from helpers import McpClient, StdioServer, rpc
+from launch import quiet_environment, running_server
 from manifest import SAMPLE_VAULT, find_step
 
 STEP = find_step(8)
@@ -114,3 +116,34 @@ def test_a_related_notes_score_does_not_depend_on_the_limit(server):
     few = data(server, "related_notes", path="Ferments/Kimchi", limit=4)["related"]
     many = data(server, "related_notes", path="Ferments/Kimchi", limit=20)["related"]
     assert few == many[:4]
+
+
+RACE_ROUNDS = 10
+
+
+@pytest.mark.parametrize("number", [8, 9, 10])
+def test_two_servers_on_one_vault_make_one_note_of_two_titles_that_differ_in_case(tmp_path, number):
+    """Each client that starts its own stdio server makes one more process on the vault.
+    Both servers wait on stdin; the two requests are written one right after the other,
+    so both servers check for the name at the same moment."""
+    vault = tmp_path / "vault"
+    (vault / "Inbox").mkdir(parents=True)
+    servers = [StdioServer(find_step(number).server, "--vault", str(vault),
+                           env=quiet_environment(str(tmp_path / f"index-{n}"))) for n in range(2)]
+    try:
+        for server in servers:
+            server.handshake()
+        for round_ in range(RACE_ROUNDS):
+            titles = [f"Xrace{round_}", f"XRACE{round_}"]
+            lines = [json.dumps(rpc("tools/call", id=round_ + 2, name="create_note",
+                                    arguments={"title": title, "content": "x"})).encode() for title in titles]
+            for server, line in zip(servers, lines):
+                server.send_line(line)
+            answers = [server.answer(round_ + 2, timeout=20)["result"] for server in servers]
+            made = [name for name in os.listdir(vault / "Inbox") if name.lower() == f"xrace{round_}.md"]
+            assert len(made) == 1, f"round {round_}: {made}"
+            assert sorted(answer["isError"] for answer in answers) == [False, True], answers
+            assert "Choose another title" in next(a for a in answers if a["isError"])["content"][0]["text"]
+    finally:
+        for server in servers:
+            server.stop()

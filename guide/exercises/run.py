@@ -13,10 +13,13 @@ what the exercise asks for, solution.diff is one way to do it. Your copy is
 steps/scratch/NN-step/, made by `make try-N`.
 """
 import argparse
+import contextlib
 import dataclasses
 import difflib
 import importlib.util
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,9 +80,8 @@ def check(exercise: Exercise, folder: Path) -> bool:
     """Start the copy in folder, run the exercise's check against it, say what is missing."""
     print(f"Exercise {exercise.id}: {exercise.title}")
     print(f"checking {shown(folder)}")
-    args = ["--vault", str(SAMPLE_VAULT)] if exercise.step.vault else []
     try:
-        with running_server(folder / "server.py", *args) as (url, log_path):
+        with vault_args(exercise.step) as args, running_server(folder / "server.py", *args) as (url, log_path):
             try:
                 exercise.load_check().check(Server(url, folder))
             except Missing as missing:
@@ -98,6 +100,18 @@ def check(exercise: Exercise, folder: Path) -> bool:
         return not_yet(exercise)
     print(f"Solved: exercise {exercise.id} works on {shown(folder)}.")
     return True
+
+
+@contextlib.contextmanager
+def vault_args(step: Step):
+    """--vault and a fresh copy of the sample vault for one check, for a step that reads
+    one: the repository's own is never served, and the reader's in steps/scratch/ may
+    have changed."""
+    if not step.vault:
+        yield []
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        yield ["--vault", str(shutil.copytree(SAMPLE_VAULT, Path(tmp) / "vault"))]
 
 
 def not_yet(exercise: Exercise) -> bool:

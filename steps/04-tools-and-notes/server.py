@@ -17,20 +17,20 @@ from pathlib import Path
 from http_transport import McpHttpServer
 from limits import Limits
 from protocol import Server
+from scratch_vault import DEFAULT_VAULT, scratch_vault
 from stdio_transport import serve_stdio
 from vault import Vault
 
 log = logging.getLogger("step4")
-SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "sample-vault"
 
 
 def main():
     args = parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")  # stderr
     try:
-        vault = Vault(args.vault)
+        vault = Vault(args.vault or scratch_vault())
     except OSError as error:
-        sys.exit(f"Cannot open the vault {args.vault}: {error.strerror or error}. Give a folder with --vault.")
+        sys.exit(f"Cannot open the vault {args.vault or DEFAULT_VAULT}: {error.strerror or error}. Give a folder with --vault.")
     log.info("vault: %s", vault.root)
     try:
         if args.stdio:
@@ -64,8 +64,9 @@ def parse_args():
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
     parser.add_argument("--port", type=int, default=3000, help="port, 0 for any free one (default: %(default)s)")
     parser.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")
-    parser.add_argument("--vault", default=SAMPLE_VAULT, type=Path,
-                        help="the Obsidian vault, a folder of notes (default: the sample vault)")
+    parser.add_argument("--vault", type=Path,
+                        help=f"the Obsidian vault, a folder of notes (default: {DEFAULT_VAULT}, "
+                             "a copy of the sample vault, made when missing)")
     limits = parser.add_argument_group("limits (HTTP)")
     default = Limits()
     limits.add_argument("--max-connections", type=int, default=default.max_connections, metavar="N",

@@ -3,6 +3,7 @@
 message it sends (>>>) and receives (<<<), one conversation in each protocol era.
 
 Run it:  python3 client.py     (the server's log lines appear on stderr)
+         python3 client.py --vault PATH    (what follows client.py goes to the server)
 """
 import json
 import subprocess
@@ -20,9 +21,10 @@ META = {
 
 
 class StdioClient:
-    def __init__(self):
+    def __init__(self, server_args: list[str]):
         self.process = subprocess.Popen(
-            [sys.executable, str(SERVER), "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, str(SERVER), "--stdio", *server_args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         self.next_id = 1
 
@@ -48,7 +50,7 @@ class StdioClient:
 
 
 def main() -> int:
-    client = StdioClient()
+    client = StdioClient(sys.argv[1:])
     print("# The handshake era (2025-11-25): initialize, confirm, then work.")
     client.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO})
     client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # no answer comes

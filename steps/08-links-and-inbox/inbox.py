@@ -8,16 +8,18 @@ Decisions:
 - The title becomes a file name valid on Windows, macOS and Linux (safe_file_name):
   Unicode in NFC; the characters no system or no Obsidian link accepts
   (\\ / : * ? " < > | # ^ [ ], control characters, lone surrogates) become spaces, and
-  runs of white space one space; "%%" (an Obsidian comment) becomes "%". Bidi controls
-  (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) and U+FEFF are removed: they
-  are invisible and can make "evil\\u202egpj.md" display as "evildm.jpg"; right-to-left
-  text needs none of them. Leading dots go (no hidden files, no ".."), trailing dots
-  and spaces go (Windows drops them, so two names would be one file). A name Windows
-  reserves (CON, PRN, AUX, NUL, COM0-COM9, LPT0-LPT9, also with ¹²³, in any case, with
-  any extension: "con.txt", "Nul") gets "_" after that part: "con_.txt". At most
+  runs of white space one space; "%%" (an Obsidian comment) becomes "%". Every
+  character that shows as nothing is removed (is_invisible: format characters such as
+  the bidi controls, which can make "evil\\u202egpj.md" display as "evildm.jpg", and
+  Unicode's default-ignorable ones, such as U+200D, which would make "Idea\\u200d" a
+  second "Idea"); the braille blank U+2800 counts as a space. Leading dots go (no
+  hidden files, no ".."), trailing dots and spaces go (Windows drops them, so two
+  names would be one file). A name Windows reserves (CON, PRN, AUX, NUL, COM0-COM9,
+  LPT0-LPT9, also with ¹²³, in any case, with any extension: "con.txt", "Nul") gets
+  "_" after that part: "con_.txt". At most
   MAX_NAME_BYTES bytes of UTF-8 before ".md" (255 is the common limit; room is left),
-  cut between characters, and never between a character and the accent, joiner or
-  skin tone that belongs to it. Nothing left: a clear error.
+  cut between characters, and never between a character and the accent or skin tone
+  that belongs to it. Nothing visible left: a clear error.
 - Taken names: the note is never written over. A name that differs from an existing
   one only by case or Unicode spelling counts as taken on every system, because on
   macOS and Windows it is the same file; so the model gets the same answer everywhere.
@@ -27,8 +29,9 @@ Decisions:
   all: a crash leaves at worst a hidden ".create-*.tmp". Where the file system has no
   hard links, the fallback opens the final name with O_CREAT|O_EXCL ("x") and writes;
   that still never overwrites, but a crash mid-write could leave a short note.
-  Two callers with the same title: exactly one link succeeds, on any system. Within
-  one server a lock also keeps the case-insensitive check and the creation together.
+  Two callers with the same title: exactly one link succeeds, on any system. A lock
+  on the file ".create.lock" in the inbox keeps the case-insensitive check and the
+  creation together, across every server process writing into this vault.
 - The inbox folder (from the server's configuration) is judged like a model's path,
   created if missing, and must be a real folder inside the vault after symlinks are
   followed; a symlink leading out of the vault is refused. The returned path is
@@ -49,7 +52,9 @@ import re
 import secrets
 import sys
 import threading
+import time
 import unicodedata
+from contextlib import contextmanager
 from pathlib import Path
 
 from markdown import is_tag_name
@@ -76,9 +81,6 @@ class NoteExists(InboxError):
 # Characters a file name or an Obsidian link cannot hold. Windows forbids \ / : * ? " < > |,
 # macOS ":" and every system "/"; Obsidian links break on # ^ [ ] |.
 FORBIDDEN = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f-\x9f\ud800-\udfff]')
-# Bidi controls, the BOM, and characters that show nothing (zero-width space,
-# word joiner, soft hyphen): a title must not look like another note's name.
-INVISIBLE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff\u200b\u2060\u00ad]")
 DOUBLE_PERCENT = re.compile("%{2,}")
 RESERVED = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"} | {
     f"{device}{n}" for device in ("COM", "LPT") for n in "0123456789¹²³"}
@@ -89,8 +91,8 @@ def safe_file_name(title) -> str:
     if not isinstance(title, str):
         raise InboxError(f"The title must be a string; got {shown(title)}")
     name = re.sub(r"\.md\s*$", "", title, flags=re.IGNORECASE)  # "Idea.md" means the note "Idea"
-    name = INVISIBLE.sub("", name)
-    name = DOUBLE_PERCENT.sub("%", FORBIDDEN.sub(" ", name))
+    name = "".join(char for char in name if not is_invisible(char))  # before "%%" is judged
+    name = DOUBLE_PERCENT.sub("%", FORBIDDEN.sub(" ", name)).replace(BRAILLE_BLANK, " ")
     name = " ".join(name.split())  # every run of white space (tabs, no-break spaces) is one space
     # NFC after the removals: an accent that followed a removed character now meets another.
     name = unicodedata.normalize("NFC", name)
@@ -99,11 +101,38 @@ def safe_file_name(title) -> str:
     name = not_reserved(trim_ends(cut_to_bytes(trim_ends(name), MAX_NAME_BYTES - 1)))
     if not name:
         raise InboxError(
-            f"The title {shown(title)} leaves nothing for a file name once the characters that "
-            "file names and links cannot hold are removed; give a title with letters or digits"
+            f"The title {shown(title)} leaves nothing for a file name once the characters that show nothing, "
+            "or that file names and links cannot hold, are removed; give a title with letters or digits"
         )
     return name
 # endregion safe-name
+
+
+# Default_Ignorable_Code_Point, as Unicode's DerivedCoreProperties.txt derives it: the
+# format characters (category Cf), plus Other_Default_Ignorable_Code_Point and the
+# Variation_Selector characters, minus a few Cf that must stay visible (those go here too,
+# since every Cf goes). unicodedata knows categories but not those two properties, so
+# their ranges are written out from Unicode's PropList.txt; some are not assigned yet.
+IGNORABLE_RANGES = [
+    (0x034F, 0x034F),    # combining grapheme joiner
+    (0x115F, 0x1160),    # Hangul choseong and jungseong fillers
+    (0x17B4, 0x17B5),    # Khmer inherent vowels
+    (0x180B, 0x180F),    # Mongolian variation selectors (U+180E between them is a Cf)
+    (0x2065, 0x2065),    # unassigned, among the invisible operators
+    (0x3164, 0x3164),    # Hangul filler
+    (0xFE00, 0xFE0F),    # variation selectors: U+FE0F asks for the emoji form
+    (0xFFA0, 0xFFA0),    # halfwidth Hangul filler
+    (0xFFF0, 0xFFF8),    # unassigned
+    (0xE0000, 0xE0FFF),  # tag characters, variation selectors supplement, and room for more
+]
+# A letter to Unicode, an empty cell to the eye: it is read as a space.
+BRAILLE_BLANK = "\u2800"
+
+
+def is_invisible(char: str) -> bool:
+    """A character that shows as nothing, or changes how others show: never part of a name."""
+    code = ord(char)
+    return unicodedata.category(char) == "Cf" or any(low <= code <= high for low, high in IGNORABLE_RANGES)
 
 
 def trim_ends(name: str) -> str:
@@ -120,17 +149,16 @@ def not_reserved(name: str) -> str:
 
 
 # region cut
-ZERO_WIDTH_JOINER = "\u200d"
 REGIONAL_INDICATORS = "".join(chr(code) for code in range(0x1F1E6, 0x1F200))  # the letters of flags
 
 
 def cut_to_bytes(text: str, limit: int) -> str:
     """The longest start of text that fits in `limit` bytes of UTF-8, cut between characters,
-    and never so that an accent, a joiner, an emoji modifier or half a flag loses what it belongs to."""
+    and never so that an accent, a skin tone or half a flag loses what it belongs to."""
     if len(text.encode("utf-8")) <= limit:
         return text
     cut = text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")  # drops a half character
-    while cut and (belongs_to_previous(text[len(cut)]) or cut[-1] == ZERO_WIDTH_JOINER):
+    while cut and belongs_to_previous(text[len(cut)]):
         cut = cut[:-1]
     # A flag is two regional indicators (🇫🇷 is F and R): an odd number at the end is half a flag.
     indicators = len(cut) - len(cut.rstrip(REGIONAL_INDICATORS))
@@ -139,13 +167,9 @@ def cut_to_bytes(text: str, limit: int) -> str:
 
 
 def belongs_to_previous(char: str) -> bool:
-    """An accent, a variation selector, a joiner or a skin tone: not a character on its own."""
-    return (
-        unicodedata.category(char) in ("Mn", "Mc", "Me")
-        or char == ZERO_WIDTH_JOINER
-        or "\ufe00" <= char <= "\ufe0f"
-        or "\U0001f3fb" <= char <= "\U0001f3ff"
-    )
+    """An accent or a skin tone: not a character on its own. (Joiners and variation
+    selectors, which would belong here too, are gone already: they are invisible.)"""
+    return unicodedata.category(char) in ("Mn", "Mc", "Me") or "\U0001f3fb" <= char <= "\U0001f3ff"
 
 
 def check_tags(tags) -> list[str]:
@@ -174,7 +198,7 @@ def valid_tag(name) -> bool:
         and len(name) <= MAX_TAG_CHARS
         and is_tag_name(name)
         and not any(unicodedata.category(char) in ("Cc", "Cs") for char in name)
-        and not INVISIBLE.search(name)
+        and not any(is_invisible(char) for char in name)
     )
 
 
@@ -243,9 +267,6 @@ def make_folder(vault: Vault, relative: str) -> Path:
         ) from None
 
 
-_creating = threading.Lock()  # one creation at a time in this process: check and create stay together
-
-
 def create_note(vault, inbox_folder: str, title, content, tags=None, today: datetime.date | None = None) -> str:
     """Write a new note into the inbox folder and return its vault path ("Inbox/Title.md").
 
@@ -256,7 +277,7 @@ def create_note(vault, inbox_folder: str, title, content, tags=None, today: date
     text = note_text(stem, check_content(content), check_tags(tags), today or datetime.date.today())
     name = stem + NOTE_SUFFIX
     folder, prefix = inbox_path(vault, inbox_folder)
-    with _creating:
+    with inbox_lock(folder):
         taken = existing_name(folder, name)
         if taken:
             raise taken_error(prefix + taken)
@@ -278,6 +299,75 @@ def comparable(name: str) -> str:
 
 def taken_error(path: str) -> NoteExists:
     return NoteExists(f"A note {shown(path)} already exists; notes are never overwritten. Choose another title")
+
+
+LOCK_NAME = ".create.lock"  # hidden: never a note, never indexed, not shown by Obsidian
+LOCK_WAIT_SECONDS = 10
+_creating = threading.Lock()  # the threads of this process, one at a time
+
+
+# region inbox-lock
+@contextmanager
+def inbox_lock(folder: Path):
+    """Hold the inbox's lock while a name is checked and created.
+
+    A lock in memory is not enough: every client that starts its own server over stdio
+    starts another process on the same vault. A lock the operating system keeps on a file
+    holds across processes, and the system releases it when its process ends, even in a
+    crash. A lock file made with O_EXCL would be left behind by a crash and need a rule
+    for when it is stale; this one can stay in the inbox, empty, and mean nothing."""
+    with _creating:
+        try:  # never through a symbolic link: the lock file may not point out of the vault
+            fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as error:
+            raise InboxError(f"The inbox's lock file cannot be opened: {error.strerror}") from None
+        try:
+            wait_for_lock(fd)
+            try:
+                yield
+            finally:
+                unlock_file(fd)
+        finally:
+            os.close(fd)
+# endregion inbox-lock
+
+
+def wait_for_lock(fd: int) -> None:
+    """Take the lock, waiting while another process holds it, but not forever."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            return lock_file(fd)
+        except (BlockingIOError, PermissionError):  # another process holds it (flock, msvcrt)
+            if time.monotonic() > deadline:
+                raise InboxError(
+                    f"Another process has been creating a note in this inbox for {LOCK_WAIT_SECONDS} s; try again"
+                ) from None
+            time.sleep(0.01)
+        except OSError as error:  # a file system that cannot lock, say
+            raise InboxError(f"The inbox cannot be locked to create a note: {error.strerror}") from None
+
+
+# fcntl.flock where it exists (Linux, macOS); Windows has msvcrt.locking instead, which
+# locks bytes of the file: the first byte, which may lie past the end of an empty file.
+if sys.platform == "win32":
+    import msvcrt
+
+    def lock_file(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+
+    def unlock_file(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+else:
+    import fcntl
+
+    def lock_file(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def unlock_file(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 # region write-new-file

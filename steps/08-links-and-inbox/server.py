@@ -24,21 +24,21 @@ from index import default_index_dir
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaError
 from protocol import Server
+from scratch_vault import DEFAULT_VAULT, scratch_vault
 from stdio_transport import serve_stdio
 from vault import Vault
 from vault_index import VaultIndex
 
 log = logging.getLogger("step8")
-SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "sample-vault"
 
 
 def main():
     args = parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")  # stderr
     try:
-        vault = Vault(args.vault)
+        vault = Vault(args.vault or scratch_vault())
     except OSError as error:
-        sys.exit(f"Cannot open the vault {args.vault}: {error.strerror or error}. Give a folder with --vault.")
+        sys.exit(f"Cannot open the vault {args.vault or DEFAULT_VAULT}: {error.strerror or error}. Give a folder with --vault.")
     log.info("vault: %s", vault.root)
     try:
         embedder, line = make_embedder(args.embedder, model=args.model)
@@ -80,8 +80,9 @@ def parse_args():
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
     parser.add_argument("--port", type=int, default=3000, help="port, 0 for any free one (default: %(default)s)")
     parser.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")
-    parser.add_argument("--vault", default=SAMPLE_VAULT, type=Path,
-                        help="the Obsidian vault, a folder of notes (default: the sample vault)")
+    parser.add_argument("--vault", type=Path,
+                        help=f"the Obsidian vault, a folder of notes (default: {DEFAULT_VAULT}, "
+                             "a copy of the sample vault, made when missing)")
     search = parser.add_argument_group("search")
     search.add_argument("--embedder", choices=KINDS, default=os.environ.get("VAULT_MCP_EMBEDDER", "auto"),
                         help="auto: Ollama if it answers, else offline hashing (default: %(default)s)")

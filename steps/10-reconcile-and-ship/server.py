@@ -34,6 +34,7 @@ from index import default_index_dir
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaError
 from protocol import SERVER_INFO, Server
+from scratch_vault import DEFAULT_VAULT, scratch_vault
 from stdio_transport import serve_stdio
 from subscriptions import Hub
 from vault import Vault
@@ -41,16 +42,15 @@ from vault_index import VaultIndex
 from watcher import Watcher
 
 log = logging.getLogger("server")
-SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "sample-vault"
 
 
 def main():
     args = parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")  # stderr
     try:
-        vault = Vault(args.vault)
+        vault = Vault(args.vault or scratch_vault())
     except OSError as error:
-        sys.exit(f"Cannot open the vault {args.vault}: {error.strerror or error}. Give a folder with --vault or VAULT_MCP_VAULT.")
+        sys.exit(f"Cannot open the vault {args.vault or DEFAULT_VAULT}: {error.strerror or error}. Give a folder with --vault or VAULT_MCP_VAULT.")
     log.info("vault: %s", vault.root)
     try:
         embedder, line = make_embedder(args.embedder, model=args.model)
@@ -133,7 +133,7 @@ in brackets; a flag given on the command line wins over its variable.
 examples:
   %(prog)s --vault ~/Notes                 HTTP on http://127.0.0.1:3000/mcp
   %(prog)s --vault ~/Notes --stdio         for a client that starts the server itself
-  VAULT_MCP_EMBEDDER=hash %(prog)s         the sample vault, without Ollama
+  VAULT_MCP_EMBEDDER=hash %(prog)s         a copy of the sample vault, without Ollama
 
 The index lives in your cache folder, never in the vault (--index-dir to choose).
 Logs go to stderr; over --stdio, stdout carries the protocol and nothing else."""
@@ -145,8 +145,8 @@ def parse_args(argv=None):
     parser.add_argument("--version", action="version", version=f"{SERVER_INFO['name']} {SERVER_INFO['version']}")
     option = OptionMaker(parser)
     notes = parser.add_argument_group("the vault")
-    option(notes, "--vault", Path, SAMPLE_VAULT, "the Obsidian vault, a folder of notes",
-           show_default="the sample vault", metavar="FOLDER")
+    option(notes, "--vault", Path, None, "the Obsidian vault, a folder of notes",
+           show_default=f"{DEFAULT_VAULT}, a copy of the sample vault, made when missing", metavar="FOLDER")
     option(notes, "--inbox", str, "Inbox", "the folder of the vault where create_note writes", metavar="FOLDER")
     connect = parser.add_argument_group("how clients connect")
     connect.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")

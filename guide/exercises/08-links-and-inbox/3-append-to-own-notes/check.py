@@ -69,7 +69,7 @@ def check_writes(server, vault: Path) -> None:
     expect(note.get("tags") == ["bread"] and note.get("frontmatter", {}).get(MARK) == "vault-mcp",
            f"appended text is body, after the properties: a '---' block in it must not change them; the note "
            f"now has tags {shown(note.get('tags'))} and properties {shown(note.get('frontmatter'))}")
-    leftovers = [p.name for p in (vault / "Inbox").iterdir() if p.name.startswith(".")]
+    leftovers = [p.name for p in (vault / "Inbox").iterdir() if p.suffix == ".tmp"]  # .create.lock stays
     expect(not leftovers, f"an append should leave no temporary file behind; the inbox holds {shown(leftovers)}")
     ok("append_to_inbox_note adds to the end of the server's own note, and the properties stay as they were")
 

@@ -1,0 +1,48 @@
+"""The vault a server opens when it is given no --vault: a copy of the sample vault.
+
+The sample vault, steps/sample-vault, belongs to the repository: git tracks it, and a
+server must never write into it (from step 8, create_note adds a note). So without
+--vault a step serves steps/scratch/sample-vault instead, a copy made from the sample
+the first time it is missing. git ignores steps/scratch/; delete the copy there to
+start again from the sample. make step-N, make demo-N, a client that starts the
+server, and a server started by hand all come here.
+"""
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+DEFAULT_VAULT = "steps/scratch/sample-vault"  # as --help and the error messages name it
+
+
+def scratch_vault() -> Path:
+    """steps/scratch/sample-vault, copied from steps/sample-vault when it is not there."""
+    steps = steps_folder(Path(__file__))
+    copy = steps / "scratch" / "sample-vault"
+    if not copy.is_dir():
+        copy_whole(steps / "sample-vault", copy)
+    return copy
+
+
+def steps_folder(start: Path) -> Path:
+    """The repository's steps/ folder: the nearest one above `start` that holds steps.toml.
+    A step lives in steps/NN-name/, and a reader's copy of one in steps/scratch/NN-name/."""
+    for folder in start.resolve().parents:
+        if (folder / "steps.toml").is_file():
+            return folder
+    raise FileNotFoundError(f"there is no steps/steps.toml above {start.parent}, so no sample vault to copy")
+
+
+def copy_whole(sample: Path, copy: Path) -> None:
+    """Copy into a temporary folder beside `copy`, then rename it: two servers started
+    at once (two clients, say) each find a whole copy, never half of one."""
+    copy.parent.mkdir(exist_ok=True)
+    temporary = Path(tempfile.mkdtemp(prefix=".sample-vault-", dir=copy.parent))
+    try:
+        shutil.copytree(sample, temporary, dirs_exist_ok=True)
+        os.rename(temporary, copy)  # refused when another server's copy got there first
+    except OSError:
+        if not copy.is_dir():
+            raise
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
