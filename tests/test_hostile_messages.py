@@ -82,6 +82,16 @@ def test_a_surrogate_in_a_path_or_uri_is_bad_input_over_stdio(number, vault):
     assert "Traceback" not in log
 
 
+@pytest.mark.parametrize("number", [5, 6, 7, 8, 9, 10])
+def test_a_surrogate_heading_is_named_back_escaped(number, vault):
+    answers, log = stdio_exchange(number, vault, [
+        stateless("tools/call", "heading", name="get_note", arguments={"path": "Home", "heading": "\ud800"})])
+    result = by_id(answers)["heading"]["result"]
+    assert result["isError"] is True and "has no heading" in result["content"][0]["text"], result
+    assert "\ud800" not in result["content"][0]["text"]  # spelled as the six characters \ud800
+    assert "Traceback" not in log
+
+
 @pytest.mark.parametrize("number", [9, 10])
 def test_a_surrogate_uri_to_subscribe_unsubscribe_and_listen_is_bad_input(number, vault):
     listen = stateless("subscriptions/listen", "listen", notifications={

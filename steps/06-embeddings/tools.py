@@ -17,7 +17,7 @@ from markdown import Link
 from notes import parse_note
 from resources import title_of
 from schema import check_schema, defaults, validate
-from vault import Vault, VaultError, page
+from vault import Vault, VaultError, page, shown
 
 log = logging.getLogger("tools")
 
@@ -138,8 +138,8 @@ def get_note(vault: Vault, arguments: dict) -> dict:
     if heading is not None:
         section = note.section(heading)
         if section is None:
-            headings = ", ".join(json.dumps(h.text, ensure_ascii=False) for h in note.outline) or "none"
-            raise VaultError(f"{path} has no heading {json.dumps(heading, ensure_ascii=False)}; its headings: {headings}")
+            headings = ", ".join(shown(h.text) for h in note.outline) or "none"
+            raise VaultError(f"{path} has no heading {shown(heading)}; its headings: {headings}")
         result["heading"], result["text"] = heading, section
     return result
 # endregion get-note-answer

@@ -19,7 +19,7 @@ from resources import title_of
 from schema import check_schema, defaults, validate
 from inbox import create_note
 from related import related_notes
-from vault import Vault, VaultError, page, path_to_uri
+from vault import Vault, VaultError, page, path_to_uri, shown
 from vault_index import NotReady, VaultIndex
 
 log = logging.getLogger("tools")
@@ -151,8 +151,8 @@ def get_note(context: Context, arguments: dict) -> dict:
     if heading is not None:
         section = note.section(heading)
         if section is None:
-            headings = ", ".join(json.dumps(h.text, ensure_ascii=False) for h in note.outline) or "none"
-            raise VaultError(f"{path} has no heading {json.dumps(heading, ensure_ascii=False)}; its headings: {headings}")
+            headings = ", ".join(shown(h.text) for h in note.outline) or "none"
+            raise VaultError(f"{path} has no heading {shown(heading)}; its headings: {headings}")
         result["heading"], result["text"] = heading, section
     return result
 
