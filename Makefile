@@ -3,9 +3,10 @@
 
 PYTHON ?= python3
 PORT ?= 3000
-# Without VAULT, a step that reads a vault serves a copy of the sample vault, which the
-# step makes once in the ignored steps/scratch/sample-vault (its scratch_vault.py): what
-# a session writes (create_note, from step 8) never touches the repository's own notes.
+# Without VAULT, each step that reads a vault serves its own copy of the sample vault,
+# made when missing in the ignored steps/scratch/vaults/NN-name (its scratch_vault.py):
+# what one chapter's scripts write (create_note, from step 8) never reaches another
+# chapter's answers, nor the repository's own notes. make reset-vault starts them afresh.
 # VAULT=~/notes points them at yours.
 VAULT ?=
 MANIFEST = tomllib.load(open("steps/steps.toml", "rb"))["step"]
@@ -20,12 +21,12 @@ vault_flag = $(if $(and $(VAULT),$(filter $(1),$(VAULT_STEPS))),--vault $(VAULT)
 # The reader's scratch copy of step N (made by make try-N, ignored by git).
 scratch_dir = steps/scratch/$(notdir $(call step_dir,$(1)))
 
-.PHONY: help run test check interop bench eval bundle pyz clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
+.PHONY: help run reset-vault test check interop bench eval bundle pyz clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
 	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS)) \
 	$(addprefix demo-,$(DEMO_NUMBERS)) $(addprefix try-,$(STEP_NUMBERS)) $(addprefix reset-,$(STEP_NUMBERS))
 
 help:
-	@echo "make run          run the newest step's server (from step 4 on, on a copy of the sample vault)"
+	@echo "make run          run the newest step's server (from step 4 on, on its copy of the sample vault)"
 	@echo "make step-N       run step N's server on http://127.0.0.1:$(PORT)/mcp (PORT=, VAULT= to change)"
 	@echo "make check-N      start step N, replay its wire scripts, compare with the transcripts"
 	@echo "make check        the same for every step"
@@ -33,6 +34,7 @@ help:
 	@echo "make demo-N       from step 3: a client that starts the server over stdio and prints the talk"
 	@echo "make try-N        copy step N to steps/scratch/ (once) and run the copy: the place for exercises"
 	@echo "make reset-N      throw the scratch copy of step N away"
+	@echo "make reset-vault  throw every step's practice vault (steps/scratch/vaults/) and its index away"
 	@echo "make exercise-N.K check exercise K of chapter N on your scratch copy, e.g. make exercise-1.2"
 	@echo "make solve-N.K    apply exercise K's worked solution to your scratch copy of step N"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
@@ -67,6 +69,9 @@ $(addprefix try-,$(STEP_NUMBERS)): try-%:
 
 $(addprefix reset-,$(STEP_NUMBERS)): reset-%:
 	@$(PYTHON) steps/scratch_copy.py $* --reset
+
+reset-vault:
+	@$(PYTHON) steps/reset_vaults.py
 
 # N.K names exercise K of chapter N; guide/exercises/run.py finds it and says so if it does not exist.
 exercise-%:

@@ -1,6 +1,7 @@
-"""Started without --vault, every step that reads a vault serves steps/scratch/sample-vault,
-a copy made when missing, and never the repository's own steps/sample-vault: by hand, over
-stdio, through client.py, through make, and from a reader's scratch copy of the step.
+"""Started without --vault, every step that reads a vault serves its own practice vault,
+steps/scratch/vaults/NN-name, a copy of the sample vault made when missing, and never the
+repository's own steps/sample-vault: by hand, over stdio, through client.py, through make,
+and from a reader's scratch copy of the step.
 
 Each test runs in a temporary folder laid out like a clone (steps/steps.toml, the sample
 vault, the step), so nothing is written into the real repository. Every wait is bounded."""
@@ -32,6 +33,10 @@ def clone(tmp_path: Path, step) -> Path:
     return steps
 
 
+def practice_vault(steps: Path, step) -> Path:
+    return steps / "scratch" / "vaults" / step.folder
+
+
 def files_of(folder: Path) -> dict[str, bytes]:
     return {path.relative_to(folder).as_posix(): path.read_bytes()
             for path in sorted(folder.rglob("*")) if path.is_file()}
@@ -58,19 +63,19 @@ def test_a_server_without_vault_serves_a_scratch_copy_made_when_missing(tmp_path
         server.stop()
     assert result["isError"] is False, result
     assert files_of(steps / "sample-vault") == tracked, "the tracked sample vault was written into"
-    copy = files_of(steps / "scratch" / "sample-vault")
+    copy = files_of(practice_vault(steps, step))
     if step.number in WRITING_STEPS:
         assert copy.pop("Inbox/Written.md").endswith(b"x")
         copy = {path: data for path, data in copy.items() if not path.endswith(".lock")}
     assert copy == tracked
-    assert sorted(os.listdir(steps / "scratch")) == ["sample-vault"]  # no half-made copy left beside it
+    assert os.listdir(steps / "scratch" / "vaults") == [step.folder]  # no half-made copy left beside it
 
 
 def test_an_existing_copy_is_served_as_it_is(tmp_path):
     step = next(step for step in VAULT_STEPS if step.number == 4)
     steps = clone(tmp_path, step)
-    (steps / "scratch" / "sample-vault").mkdir(parents=True)
-    (steps / "scratch" / "sample-vault" / "Mine.md").write_text("the reader's own note\n")
+    practice_vault(steps, step).mkdir(parents=True)
+    (practice_vault(steps, step) / "Mine.md").write_text("the reader's own note\n")
     server = StdioServer(steps / step.folder / "server.py", env=environment(tmp_path))
     try:
         server.handshake()
@@ -89,11 +94,11 @@ def test_client_py_without_arguments_talks_to_a_server_on_the_scratch_copy(tmp_p
                           text=True, timeout=60, env=environment(tmp_path))
     assert done.returncode == 0, done.stderr
     assert done.stdout == (step.path / "client.out").read_text()
-    assert f"vault: {(steps / 'scratch' / 'sample-vault').resolve()}" in done.stderr
-    assert files_of(steps / "scratch" / "sample-vault") == tracked == files_of(steps / "sample-vault")
+    assert f"vault: {practice_vault(steps, step).resolve()}" in done.stderr
+    assert files_of(practice_vault(steps, step)) == tracked == files_of(steps / "sample-vault")
 
 
-def test_a_readers_scratch_copy_of_a_step_serves_the_same_scratch_vault(tmp_path):
+def test_a_readers_scratch_copy_of_a_step_serves_the_steps_practice_vault(tmp_path):
     step = next(step for step in VAULT_STEPS if step.number == 8)
     steps = clone(tmp_path, step)
     shutil.move(steps / step.folder, steps / "scratch" / step.folder)  # where make try-8 puts it
@@ -105,7 +110,7 @@ def test_a_readers_scratch_copy_of_a_step_serves_the_same_scratch_vault(tmp_path
         assert server.answer(2, TIMEOUT)["result"]["isError"] is False
     finally:
         server.stop()
-    assert (steps / "scratch" / "sample-vault" / "Inbox" / "Tried.md").is_file()
+    assert (practice_vault(steps, step) / "Inbox" / "Tried.md").is_file()
     assert files_of(steps / "sample-vault") == tracked
 
 
@@ -144,5 +149,5 @@ def test_make_step_n_serves_the_scratch_copy_and_create_note_writes_there(tmp_pa
         make.wait(timeout=10)
     assert "--vault" not in log_path.read_text().splitlines()[0]
     assert files_of(steps / "sample-vault") == tracked
-    assert (steps / "scratch" / "sample-vault" / "Home.md").is_file()
-    assert (steps / "scratch" / "sample-vault" / "Inbox" / "Made.md").is_file() == (number in WRITING_STEPS)
+    assert (practice_vault(steps, step) / "Home.md").is_file()
+    assert (practice_vault(steps, step) / "Inbox" / "Made.md").is_file() == (number in WRITING_STEPS)

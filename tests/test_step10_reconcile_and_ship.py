@@ -244,7 +244,7 @@ def test_make_run_starts_step_10_without_ollama_and_writes_nothing_into_the_repo
         make.wait(timeout=10)
     assert list((tmp_path / "cache" / "vault-mcp").iterdir()), "the index is in the cache folder"
     assert repository_files() == before
-    assert (ROOT / "steps" / "scratch" / "sample-vault" / "Home.md").is_file()  # the copy make run serves
+    assert (ROOT / "steps" / "scratch" / "vaults" / STEP.folder / "Home.md").is_file()  # the copy make run serves
 
 
 def repository_files() -> list[Path]:

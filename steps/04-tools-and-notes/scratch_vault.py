@@ -1,24 +1,27 @@
-"""The vault a server opens when it is given no --vault: a copy of the sample vault.
+"""The vault a server opens when it is given no --vault: its step's copy of the sample vault.
 
 The sample vault, steps/sample-vault, belongs to the repository: git tracks it, and a
 server must never write into it (from step 8, create_note adds a note). So without
---vault a step serves steps/scratch/sample-vault instead, a copy made from the sample
-the first time it is missing. git ignores steps/scratch/; delete the copy there to
-start again from the sample. make step-N, make demo-N, a client that starts the
-server, and a server started by hand all come here.
+--vault a step serves its own practice vault, steps/scratch/vaults/NN-name, a copy made
+from the sample the first time it is missing. One copy per step keeps each chapter's
+transcripts true: what chapter 8's scripts create never shows in chapter 9's answers.
+git ignores steps/scratch/; make reset-vault throws every copy away. make step-N, make
+demo-N, a client that starts the server, a server started by hand, and the reader's
+copy of the step (make try-N) all come here.
 """
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
-DEFAULT_VAULT = "steps/scratch/sample-vault"  # as --help and the error messages name it
+STEP = Path(__file__).resolve().parent.name  # the step's folder, or the reader's copy of it: the same name
+DEFAULT_VAULT = f"steps/scratch/vaults/{STEP}"  # as --help and the error messages name it
 
 
 def scratch_vault() -> Path:
-    """steps/scratch/sample-vault, copied from steps/sample-vault when it is not there."""
+    """steps/scratch/vaults/NN-name, copied from steps/sample-vault when it is not there."""
     steps = steps_folder(Path(__file__))
-    copy = steps / "scratch" / "sample-vault"
+    copy = steps / "scratch" / "vaults" / STEP
     if not copy.is_dir():
         copy_whole(steps / "sample-vault", copy)
     return copy
@@ -36,7 +39,7 @@ def steps_folder(start: Path) -> Path:
 def copy_whole(sample: Path, copy: Path) -> None:
     """Copy into a temporary folder beside `copy`, then rename it: two servers started
     at once (two clients, say) each find a whole copy, never half of one."""
-    copy.parent.mkdir(exist_ok=True)
+    copy.parent.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=".sample-vault-", dir=copy.parent))
     try:
         shutil.copytree(sample, temporary, dirs_exist_ok=True)
