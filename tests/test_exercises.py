@@ -62,6 +62,26 @@ def test_the_chapter_says_where_the_exercise_goes_and_how_to_check_it(exercise):
     assert f"make exercise-{exercise.id}" in section
 
 
+UNRESOLVED_LINK = '{"path": r.source, "line": r.link.line, "target": r.link.target}'
+
+
+@pytest.mark.parametrize("mistake, named", [
+    ('{"path": r.source, "target": r.link.target}', "'line' is missing from a link"),
+    ('{"path": r.source, "line": str(r.link.line), "target": r.link.target}', 'on lines ["12", "12"]'),
+    ('{"path": r.source, "line": r.link.line, "target": r.link.target.lower()}', "Ask the link graph"),
+], ids=["no-line", "line-as-text", "wrong-targets"])
+def test_exercise_8_1s_check_names_the_first_real_difference(tmp_path, capsys, mistake, named):
+    exercise = next(exercise for exercise in EXERCISES if exercise.id == "8.1")
+    copy, _made = make_copy(exercise.step, tmp_path)
+    apply(parse(exercise.solution.read_text()), copy)
+    tools = copy / "tools.py"
+    assert UNRESOLVED_LINK in tools.read_text()
+    tools.write_text(tools.read_text().replace(UNRESOLVED_LINK, mistake))
+    assert check(exercise, copy) is False
+    missing = [line for line in capsys.readouterr().out.splitlines() if "  MISSING  " in line]
+    assert len(missing) == 1 and named in missing[0], missing
+
+
 def test_solve_applies_the_solution_and_refuses_a_second_time(tmp_path, capsys):
     exercise = EXERCISES[0]
     copy, _made = make_copy(exercise.step, tmp_path)

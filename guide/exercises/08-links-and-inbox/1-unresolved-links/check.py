@@ -9,6 +9,7 @@ EXPECTED = [
     {"path": "Inbox/Try tangzhong.md", "line": 12, "target": "Tangzhong"},
 ]
 ATTACHMENTS = ("hydration-table.csv", "crumb-chart.svg")
+FIELDS = ("path", "line", "target")
 
 
 def check(server):
@@ -34,12 +35,21 @@ def check(server):
     links = data.get("links")
     expect(isinstance(links, list) and all(isinstance(link, dict) for link in links),
            f"'links' should be a list of objects, each with path, line and target; it is {shown(links)}")
+    required = output["links"].get("items", {}).get("required", [])
+    for link in links:  # a field left out is named, not blamed on which links were found
+        missing = next((key for key in (*FIELDS, *required) if key not in link), None)
+        expect(missing is None, f"'{missing}' is missing from a link: {shown(link)}. Each link needs path, line "
+                                f"and target, and the tool's own outputSchema requires {shown(required)}")
     targets = [link.get("target") for link in links]
     expect(not any(name in targets for name in ATTACHMENTS),
            f"links to attachments ({', '.join(ATTACHMENTS)}) are not unresolved: the graph says kind "
            f"'attachment' for them (LinkGraph.unresolved leaves them out); the tool lists {shown(targets)}")
-    found = sorted(({key: link.get(key) for key in ("path", "line", "target")} for link in links),
+    found = sorted(({key: link.get(key) for key in FIELDS} for link in links),
                    key=lambda link: (str(link["path"]), str(link["line"]), str(link["target"])))
+    where = [(link["path"], link["target"]) for link in found]
+    expect(where != [(link["path"], link["target"]) for link in EXPECTED] or found == EXPECTED,
+           f"the tool finds the right two links, but says they are on lines {shown([l['line'] for l in found])}: "
+           f"both are on line 12, an integer, as Link.line holds it")
     expect(found == EXPECTED,
            f"the sample vault has exactly two unresolved links, both in Inbox/Try tangzhong.md on line 12: "
            f"{shown(EXPECTED)}. The tool lists {shown(found)}. Ask the link graph "
