@@ -14,14 +14,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
-STEP = Path(__file__).resolve().parent.name  # the step's folder, or the reader's copy of it: the same name
-DEFAULT_VAULT = f"steps/scratch/vaults/{STEP}"  # as --help and the error messages name it
+DEFAULT_VAULT = "steps/scratch/vaults/NN-name"  # as --help and the error messages name it
 
 
 def scratch_vault() -> Path:
     """steps/scratch/vaults/NN-name, copied from steps/sample-vault when it is not there."""
     steps = steps_folder(Path(__file__))
-    copy = steps / "scratch" / "vaults" / STEP
+    step = Path(__file__).resolve().parent.name  # the reader's copy of a step (make try-N) has the same name
+    copy = steps / "scratch" / "vaults" / step
     if not copy.is_dir():
         copy_whole(steps / "sample-vault", copy)
     return copy
