@@ -58,7 +58,7 @@ def make_embedder(
         table = StaticEmbedder()
         return table, (
             f"embeddings: offline static table ({table.name}), because {error.problem}; {APPROXIMATE}. "
-            f"For a real model: {error.fix}, then restart."
+            f"For real embeddings: {error.fix}, then restart."
         )
     return ollama, f"embeddings: Ollama, model {ollama.model} at {ollama.url}."
 # endregion make-embedder

@@ -71,7 +71,6 @@ def split_other(text: str) -> list[str]:
     return found
 
 
-# region words
 def words(text: str) -> list[str]:
     """The text as BERT's basic tokenizer sees it: lower-case words without accents,
     each punctuation mark a word of its own."""
@@ -86,7 +85,6 @@ def words(text: str) -> list[str]:
         else:
             found += split_other(part)
     return found
-# endregion words
 
 
 class WordPiece:
@@ -98,7 +96,6 @@ class WordPiece:
         # Cached per word: a vault says the same words again and again.
         self.word_ids = functools.lru_cache(maxsize=1 << 16)(self._word_ids)
 
-    # region pieces
     def _word_ids(self, word: str) -> tuple[int, ...]:
         """The ids of the word's pieces, longest match first; (unknown,) if it cannot be cut."""
         if len(word) > LONGEST_WORD:
@@ -114,7 +111,6 @@ class WordPiece:
             else:  # no piece of the vocabulary starts here
                 return (self.unknown,)
         return tuple(found)
-    # endregion pieces
 
     def encode(self, text: str) -> list[int]:
         """Every token id of the text, in order."""

@@ -43,7 +43,6 @@ def is_special(token: str) -> bool:
     return token.startswith("[") and token.endswith("]")  # [PAD], [CLS], [unused17], ...
 
 
-# region token-vectors
 def token_vectors(model, vocabulary: list[str]) -> numpy.ndarray:
     """Each token's sentence vector as the model makes it for a text of that token
     alone: [CLS] token [SEP] through the transformer, mean-pooled, length 1."""
@@ -58,7 +57,6 @@ def token_vectors(model, vocabulary: list[str]) -> numpy.ndarray:
             pooled = torch.nn.functional.normalize(hidden.mean(dim=1), dim=1)
             vectors[ids[start : start + BATCH]] = pooled.numpy()
     return vectors
-# endregion token-vectors
 
 
 # region pca
@@ -89,13 +87,11 @@ def rarity_weights(vocabulary: list[str], a: float = SIF_A) -> numpy.ndarray:
 # endregion rarity
 
 
-# region quantise
 def quantise(vectors: numpy.ndarray) -> numpy.ndarray:
     """One scale for the whole table, so sums of rows stay comparable: the number
     at CLIP_QUANTILE of all absolute values becomes 127; rounded to signed bytes."""
     scale = 127 / numpy.quantile(numpy.abs(vectors[vectors != 0]), CLIP_QUANTILE)
     return numpy.clip(numpy.rint(vectors * scale), -127, 127).astype(numpy.int8)
-# endregion quantise
 
 
 def table(vectors: numpy.ndarray, vocabulary: list[str], dimension: int = DIMENSION, a: float = SIF_A):
