@@ -59,7 +59,6 @@ def token_vectors(model, vocabulary: list[str]) -> numpy.ndarray:
     return vectors
 
 
-# region pca
 def principal_components(vectors: numpy.ndarray, dimension: int) -> numpy.ndarray:
     """The vectors centred and turned onto their `dimension` main directions: the
     directions along which tokens differ most, which are what cosine compares."""
@@ -69,7 +68,6 @@ def principal_components(vectors: numpy.ndarray, dimension: int) -> numpy.ndarra
     reduced = numpy.zeros((len(vectors), dimension), dtype=numpy.float32)
     reduced[rows] = centred @ directions[:dimension].T
     return reduced
-# endregion pca
 
 
 # region rarity
