@@ -664,7 +664,7 @@ def test_options_reach_the_ollama_client(stand_in):
 
 
 def test_an_unknown_kind_is_refused():
-    with pytest.raises(ValueError, match="auto, ollama, hash"):
+    with pytest.raises(ValueError, match="auto, ollama, static, hash"):
         make_embedder("openai")
 
 
@@ -714,7 +714,8 @@ def test_the_demo_runs_as_a_command_from_anywhere(tmp_path, closed_port):
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("embeddings: offline hashing (hash-512), because Ollama is not answering")
+    assert done.stdout.startswith("embeddings: offline static table (static-minilm-256-")
+    assert "because Ollama is not answering" in done.stdout
     assert "rye bread" in done.stdout
 
 
