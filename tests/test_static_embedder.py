@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import shutil
+import subprocess
 import sys
 import tomllib
 from array import array
@@ -201,3 +202,13 @@ def test_an_index_of_another_embedder_or_table_is_rebuilt(folder, tmp_path):
         assert other.name != EMBEDDER.name and other.name.startswith("static-minilm-256-")
         opened(other)
         assert made_by() == (other.name, 256)  # the same dimension, and still rebuilt
+
+
+def test_a_step_copied_without_the_shared_folder_says_where_the_table_should_be(tmp_path):
+    copy = tmp_path / "06-embeddings"
+    shutil.copytree(STEPS / "06-embeddings", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    done = subprocess.run([sys.executable, "embeddings.py", "--embedder", "static", "--query", "rye"],
+                          cwd=copy, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == f"error: no embedding table at {tmp_path / 'data' / 'minilm-vocab.txt'}: " \
+                          f"steps/data/ comes with the repository\n"

@@ -21,7 +21,7 @@ import sys
 
 from hash_embedder import DEFAULT_DIMENSION, HashEmbedder
 from ollama_client import DEFAULT_MODEL, OllamaEmbedder, OllamaError
-from static_embedder import StaticEmbedder
+from static_embedder import StaticEmbedder, TableMissing
 from vectors import cosine
 
 KINDS = ("auto", "ollama", "static", "hash")
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         embedder, line = make_embedder(args.embedder, model=args.model)
         print(line)
         show_rankings(embedder, texts, args.query)
-    except OllamaError as error:
+    except (OllamaError, TableMissing) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0
