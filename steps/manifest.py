@@ -46,6 +46,14 @@ def load_steps(manifest: Path = STEPS_DIR / "steps.toml") -> list[Step]:
         return [Step(**entry) for entry in tomllib.load(f)["step"]]
 
 
+def shared_data(manifest: Path = STEPS_DIR / "steps.toml") -> tuple[Path, list[str], list[str]]:
+    """The folder of files the steps share ([data] in steps.toml), the data files in
+    it, and the files that say where they come from (licence, origin, script)."""
+    with open(manifest, "rb") as f:
+        data = tomllib.load(f)["data"]
+    return STEPS_DIR / data["folder"], [entry["name"] for entry in data["files"]], data["origin"]
+
+
 def find_step(number: int) -> Step:
     for step in load_steps():
         if step.number == number:

@@ -6,8 +6,8 @@
 The bundle is an MCP Bundle (the format of github.com/modelcontextprotocol/mcpb): a
 zip with manifest.json at its root, which tells the client how to start the server
 and which settings to ask the user for, and the server's files under server/. The
-.pyz is a zip Python runs as a program (zipapp): the same files at its root and a
-__main__.py that starts the server.
+.pyz is a zip Python runs as a program (zipapp): the same files, and a __main__.py
+that starts the server.
 
 Both come out byte for byte the same from the same commit: the entries are written
 in sorted order, each with one fixed date and mode, so a rebuild changes nothing
@@ -20,11 +20,11 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 import zipapp
 import zipfile
 from pathlib import Path
 
+import manifest
 from manifest import STEPS_DIR, load_steps
 
 DIST = STEPS_DIR.parent / "dist"
@@ -32,7 +32,16 @@ BUNDLE_NAME = "obsidian-vault.mcpb"
 PYZ_NAME = "obsidian-vault.pyz"
 MANIFEST_VERSION = "0.3"  # the current version of the MCPB manifest spec (MANIFEST.md)
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip can hold: no build time leaks in
-PYZ_MAIN = "import server\n\nserver.main()\n"
+PYZ_MAIN = """\
+import os
+import sys
+
+# The server's modules are in server/, beside data/, as in the bundle: ../data from them.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "server"))
+import server  # noqa: E402
+
+server.main()
+"""
 
 
 def main():
@@ -49,7 +58,7 @@ def main():
 
 def server_files() -> dict[str, Path]:
     """Every file both archives carry, by its path under steps/: the newest step's
-    Python files, and the shared data steps.toml names under `data`."""
+    Python files, and the shared data steps.toml names under [data]."""
     step = newest_step_folder()
     files = [*step.glob("*.py")]
     for name in shared_data():
@@ -69,8 +78,10 @@ def archive_entries(server_folder: str) -> dict[str, bytes]:
 
 
 def shared_data() -> list[str]:
-    with open(STEPS_DIR / "steps.toml", "rb") as f:
-        return tomllib.load(f).get("data", [])
+    """The files under steps/ that the steps share ([data] in steps.toml): the data
+    the server reads, and its licence and origin, which travel with it."""
+    folder, files, origin = manifest.shared_data()
+    return [(folder / name).relative_to(STEPS_DIR).as_posix() for name in [*files, *origin]]
 
 
 def newest_step_folder() -> Path:
@@ -100,7 +111,7 @@ def build_bundle(dist: Path) -> Path:
 def build_pyz(dist: Path) -> Path:
     """zipapp adds the #! line and makes the file executable; the zip inside is ours,
     so that its order and dates are fixed too."""
-    entries = archive_entries("")
+    entries = archive_entries("server/")
     entries["__main__.py"] = PYZ_MAIN.encode()
     inner = io.BytesIO()
     write_zip(inner, entries)

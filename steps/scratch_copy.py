@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from manifest import ROOT, STEPS_DIR, Step, find_step
+from manifest import ROOT, STEPS_DIR, Step, find_step, shared_data
 
 SCRATCH_DIR = STEPS_DIR / "scratch"
 
@@ -33,7 +33,19 @@ def make_copy(step: Step, scratch_dir: Path = SCRATCH_DIR) -> tuple[Path, bool]:
         target = copy / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(step.path / name, target)  # copy2 keeps the wire scripts executable
+    share_data(scratch_dir)
     return copy, True
+
+
+def share_data(scratch_dir: Path) -> None:
+    """The shared data folder beside the copies, where a step looks for it (../data/):
+    copied once, for every scratch copy to read."""
+    folder, files, _origin = shared_data()
+    for name in files:
+        target = scratch_dir / folder.name / name
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(folder / name, target)
 
 
 def reset(step: Step, scratch_dir: Path = SCRATCH_DIR) -> bool:

@@ -24,6 +24,7 @@ sys.path.insert(0, str(STEP))
 import embeddings  # noqa: E402
 from embeddings import make_embedder  # noqa: E402
 from hash_embedder import HashEmbedder, slot, word_form, words  # noqa: E402
+from static_embedder import StaticEmbedder  # noqa: E402
 from ollama_client import (  # noqa: E402
     DEFAULT_URL,
     DOCUMENT_PREFIX,
@@ -564,6 +565,12 @@ def test_hash_when_asked():
     assert line == "embeddings: offline hashing (hash-512), as configured; semantic search is approximate."
 
 
+def test_the_static_table_when_asked():
+    embedder, line = make_embedder("static")
+    assert isinstance(embedder, StaticEmbedder)
+    assert line == f"embeddings: offline static table ({embedder.name}), as configured; semantic search is approximate."
+
+
 def test_auto_finds_ollama_with_one_small_request(stand_in):
     embedder, line = make_embedder("auto", host=stand_in.url)
     assert isinstance(embedder, OllamaEmbedder)
@@ -571,12 +578,13 @@ def test_auto_finds_ollama_with_one_small_request(stand_in):
     assert stand_in.requests == [("/api/tags", None)]
 
 
-def test_auto_falls_back_when_ollama_is_not_answering(closed_port):
+def test_auto_falls_back_to_the_static_table_when_ollama_is_not_answering(closed_port):
     embedder, line = make_embedder("auto", host=f"127.0.0.1:{closed_port}")
-    assert isinstance(embedder, HashEmbedder)
+    assert isinstance(embedder, StaticEmbedder)
+    assert embedder.name.startswith("static-minilm-256-")
     # Between the two parts, the system's words for a refused connection.
     assert line.startswith(
-        f"embeddings: offline hashing (hash-512), because Ollama is not answering at "
+        f"embeddings: offline static table ({embedder.name}), because Ollama is not answering at "
         f"http://127.0.0.1:{closed_port} ("
     )
     assert line.endswith(
@@ -588,7 +596,7 @@ def test_auto_falls_back_when_ollama_is_not_answering(closed_port):
 def test_auto_falls_back_when_the_model_is_not_pulled(stand_in):
     stand_in.models = ["llama3.2:latest"]
     embedder, line = make_embedder("auto", host=stand_in.url)
-    assert isinstance(embedder, HashEmbedder)
+    assert isinstance(embedder, StaticEmbedder)
     assert f"because Ollama at {stand_in.url} does not have the model nomic-embed-text" in line
     assert "For real embeddings: run `ollama pull nomic-embed-text`, then restart." in line
 
@@ -596,7 +604,7 @@ def test_auto_falls_back_when_the_model_is_not_pulled(stand_in):
 def test_a_tagged_model_must_be_pulled_with_its_tag(stand_in):
     stand_in.models = ["nomic-embed-text:latest"]
     assert isinstance(make_embedder("auto", host=stand_in.url, model="nomic-embed-text")[0], OllamaEmbedder)
-    assert isinstance(make_embedder("auto", host=stand_in.url, model="nomic-embed-text:v1.5")[0], HashEmbedder)
+    assert isinstance(make_embedder("auto", host=stand_in.url, model="nomic-embed-text:v1.5")[0], StaticEmbedder)
 
 
 @pytest.mark.parametrize(
@@ -611,7 +619,7 @@ def test_a_tagged_model_must_be_pulled_with_its_tag(stand_in):
 def test_auto_falls_back_when_something_else_answers(stand_in, answer):
     stand_in.script = [answer]
     embedder, line = make_embedder("auto", host=stand_in.url)
-    assert isinstance(embedder, HashEmbedder)
+    assert isinstance(embedder, StaticEmbedder)
     assert f"{stand_in.url}/api/tags does not look like Ollama" in line
     assert "check that OLLAMA_HOST points at Ollama" in line
 
@@ -621,7 +629,7 @@ def test_auto_does_not_wait_long_for_a_slow_ollama(stand_in):
     started = time.monotonic()
     embedder, line = make_embedder("auto", host=stand_in.url, probe_timeout=0.3)
     assert time.monotonic() - started < 3
-    assert isinstance(embedder, HashEmbedder)
+    assert isinstance(embedder, StaticEmbedder)
     assert "did not answer within 0.3 seconds" in line
     assert "For real embeddings: check OLLAMA_HOST; if it is right, look at Ollama's log" in line
 
@@ -629,14 +637,14 @@ def test_auto_does_not_wait_long_for_a_slow_ollama(stand_in):
 def test_auto_looks_once_without_retries(stand_in):
     stand_in.script = [Answer(500, {"error": "busy"})]
     embedder, line = make_embedder("auto", host=stand_in.url)
-    assert isinstance(embedder, HashEmbedder) and len(stand_in.requests) == 1
+    assert isinstance(embedder, StaticEmbedder) and len(stand_in.requests) == 1
     assert "failed with HTTP 500: busy" in line
 
 
 def test_auto_falls_back_on_an_unusable_ollama_host(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "box:port")
     embedder, line = make_embedder("auto")
-    assert isinstance(embedder, HashEmbedder)
+    assert isinstance(embedder, StaticEmbedder)
     assert "because OLLAMA_HOST='box:port' has no valid port" in line
 
 
@@ -656,7 +664,7 @@ def test_options_reach_the_ollama_client(stand_in):
 
 
 def test_an_unknown_kind_is_refused():
-    with pytest.raises(ValueError, match="auto, ollama, hash"):
+    with pytest.raises(ValueError, match="auto, ollama, static, hash"):
         make_embedder("openai")
 
 
@@ -706,7 +714,8 @@ def test_the_demo_runs_as_a_command_from_anywhere(tmp_path, closed_port):
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("embeddings: offline hashing (hash-512), because Ollama is not answering")
+    assert done.stdout.startswith("embeddings: offline static table (static-minilm-256-")
+    assert "because Ollama is not answering" in done.stdout
     assert "rye bread" in done.stdout
 
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from manifest import ROOT, load_steps
+from manifest import ROOT, find_step, load_steps
 from scratch_copy import make_copy, reset, scratch_path
 
 sys.path.insert(0, str(ROOT / "guide" / "exercises"))
@@ -125,3 +125,12 @@ def test_make_wires_the_reader_commands():
     assert "steps/scratch/02-protocol-and-sessions/server.py --port 3000" in done.stdout
     assert "steps/scratch_copy.py 2 --reset" in done.stdout
     assert "guide/exercises/run.py 2.1" in done.stdout and "guide/exercises/run.py 2.1 --solve" in done.stdout
+
+
+def test_a_scratch_copy_finds_the_shared_embedding_table_beside_it(tmp_path):
+    copy, _made = make_copy(find_step(6), tmp_path)
+    done = subprocess.run([sys.executable, "embeddings.py", "--embedder", "static", "--query", "rye"],
+                          cwd=copy, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "offline static table" in done.stdout
+    assert (tmp_path / "data" / "minilm-static.bin").is_file()

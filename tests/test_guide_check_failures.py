@@ -117,6 +117,18 @@ def test_guide_check_fails_when_a_transcript_is_shown_nowhere(repo):
     assert_check_fails_with(repo, "steps/01-demo/wire/02-more.out: no chapter shows this transcript")
 
 
+def test_guide_check_fails_when_a_region_of_the_shared_data_folder_is_quoted_nowhere(repo):
+    (repo / "steps" / "steps.toml").write_text('[data]\nfolder = "shared"\nfiles = []\norigin = []\n')
+    (repo / "steps" / "shared").mkdir()
+    (repo / "steps" / "shared" / "make_table.py").write_text("# region recipe\nSIZE = 256\n# endregion recipe\n")
+    assert_check_fails_with(repo, "steps/shared/make_table.py#recipe: no chapter quotes this region")
+
+    edit(chapter(repo), "# Demo\n", "# Demo\n\n<!-- include: shared/make_table.py#recipe -->\n<!-- /include -->\n")
+    assert sync_py(repo).returncode == 0
+    assert "SIZE = 256" in chapter(repo).read_text()
+    assert sync_py(repo, "--check").returncode == 0
+
+
 def test_guide_check_changes_nothing_on_a_drifted_tree(repo):
     edit(chapter(repo), "            return 1\n", "        return 1\n")
     before = chapter(repo).read_text()

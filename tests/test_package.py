@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 
 from helpers import StdioServer, rpc
 from launch import quiet_environment
-from manifest import SAMPLE_VAULT, STEPS_DIR, load_steps
+from manifest import SAMPLE_VAULT, STEPS_DIR, load_steps, shared_data
 from mcpb_client import build, launch_command, unpack
 
 STEP = load_steps()[-1]
@@ -132,12 +131,11 @@ def test_both_archives_hold_every_module_the_server_imports(dist):
     finder.run_script(str(STEP.server))
     imported = {Path(module.__file__).name for module in finder.modules.values()
                 if module.__file__ and Path(module.__file__).parent == STEP.path}
-    with open(STEPS_DIR / "steps.toml", "rb") as f:
-        data = tomllib.load(f).get("data", [])
-    shared = {path.relative_to(STEPS_DIR).as_posix() for name in data
-              for path in [STEPS_DIR / name, *(STEPS_DIR / name).rglob("*")] if path.is_file()}
+    folder, files, origin = shared_data()
+    shared = {(folder / name).relative_to(STEPS_DIR).as_posix() for name in [*files, *origin]}
+    assert "data/minilm-static.bin" in shared
     assert "tools.py" in imported and "server.py" in imported
-    for name, prefix in ((BUNDLE, "server/"), (PYZ, "")):
+    for name, prefix in ((BUNDLE, "server/"), (PYZ, "server/")):
         with zipfile.ZipFile(dist / name) as archive:
             names = set(archive.namelist())
         assert {prefix + module for module in imported} <= names, name
@@ -187,6 +185,21 @@ def test_the_pyz_runs_alone_and_answers_over_stdio(dist, vault, tmp_path):
     try:
         assert [tool["name"] for tool in conversation(server)][:2] == ["list_notes", "get_note"]
         assert call(server, "get_note", path="Ferments/Crème fraîche")["path"] == "Ferments/Crème fraîche.md"
+    finally:
+        server.stop()
+
+
+def test_the_pyz_reads_the_static_table_from_inside_itself(dist, vault, tmp_path):
+    """The offline default embedder's table is in the zip, where open() cannot reach."""
+    pyz = tmp_path / "elsewhere" / PYZ
+    pyz.parent.mkdir()
+    shutil.copy(dist / PYZ, pyz)
+    command = [sys.executable, "-I", str(pyz), "--vault", str(vault), "--stdio", "--embedder", "static"]
+    server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")))
+    try:
+        conversation(server)
+        found = call(server, "search_vault", query="crème fraîche", mode="semantic")["results"]
+        assert "Ferments/Crème fraîche.md" in [hit["path"] for hit in found[:3]], found
     finally:
         server.stop()
 

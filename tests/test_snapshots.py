@@ -3,10 +3,11 @@
 The rules are functions that return what they find wrong, so that they run on the
 repository's steps and on small broken trees made for the purpose."""
 import dataclasses
+from pathlib import Path
 
 import pytest
 
-from manifest import ROOT, Step, find_step, load_steps
+from manifest import ROOT, Step, find_step, load_steps, shared_data
 
 STEPS = load_steps()
 PAIRS = list(zip(STEPS, STEPS[1:]))
@@ -86,6 +87,19 @@ def test_named_files_are_new_or_changed(before, step):
 def test_no_stray_files(step):
     before = STEPS[step.number - 2] if step.number > 1 else None
     assert stray_files(before, step) == []
+
+
+def copies_of_shared_data(steps: list[Step], shared: list[str]) -> list[str]:
+    """A file the steps share is kept once, in the shared folder, never in a step."""
+    return [f"{step.folder}/{name} copies a shared data file" for step in steps
+            for name in sorted(step.files()) if Path(name).name in shared]
+
+
+@pytest.mark.drift
+def test_shared_data_is_kept_once_with_where_it_comes_from():
+    folder, files, origin = shared_data()
+    assert [name for name in files + origin if not (folder / name).is_file()] == []
+    assert copies_of_shared_data(STEPS, files) == []
 
 
 # The rules find what they are for, in two small steps made for each test
@@ -187,3 +201,11 @@ def test_an_unknown_step_number_is_refused_with_a_message():
     with pytest.raises(SystemExit, match="There is no step 99 in steps/steps.toml"):
         find_step(99)
 
+
+
+def test_a_copy_of_shared_data_in_a_step_is_reported(two_steps):
+    before, step = two_steps
+    (step.path / "minilm-vocab.txt").write_text("[UNK]\n")
+    assert copies_of_shared_data([before, step], ["minilm-vocab.txt"]) == [
+        f"{step.folder}/minilm-vocab.txt copies a shared data file"
+    ]

@@ -238,7 +238,7 @@ def test_make_run_starts_step_10_without_ollama_and_writes_nothing_into_the_repo
         found = server.send(session, rpc("tools/call", name="search_vault", arguments={"query": "sourdough"})).json()
         assert found["result"]["structuredContent"]["results"], found
         text = log_path.read_text()
-        assert STEP.folder in text and "offline hashing" in text, text
+        assert STEP.folder in text and "offline static table" in text, text
     finally:
         os.killpg(make.pid, signal.SIGTERM)
         make.wait(timeout=10)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Step 6: embeddings over urllib, from Ollama or an offline hashing embedder.
+"""Step 6: embeddings over urllib, from Ollama or an offline embedder (a static table, or hashing).
 
 The server is step 5's: this step adds the embedders, which step 7's index puts to
 work. embeddings.py chooses one (make_embedder) and runs alone as a demo:
-         python3 embeddings.py [sentences...] [--query TEXT] [--embedder auto|ollama|hash]
-ollama_client.py talks to Ollama's /api/embed; hash_embedder.py needs nothing;
-vectors.py holds the arithmetic.
+         python3 embeddings.py [sentences...] [--query TEXT] [--embedder auto|ollama|static|hash]
+ollama_client.py talks to Ollama's /api/embed; static_embedder.py and hash_embedder.py
+need nothing installed; vectors.py holds the arithmetic.
 Run the server as in step 5:  python3 server.py --vault PATH --port 3000
 """
 import argparse

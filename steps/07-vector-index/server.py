@@ -24,6 +24,7 @@ from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaError
 from protocol import Server
 from scratch_vault import DEFAULT_VAULT, scratch_vault
+from static_embedder import TableMissing
 from stdio_transport import serve_stdio
 from vault import Vault
 from vault_index import VaultIndex
@@ -41,8 +42,8 @@ def main():
     log.info("vault: %s", vault.root)
     try:
         embedder, line = make_embedder(args.embedder, model=args.model)
-    except OllamaError as error:
-        sys.exit(f"--embedder ollama: {error}")
+    except (OllamaError, TableMissing) as error:
+        sys.exit(f"--embedder {args.embedder}: {error}")
     log.info("%s", line)
     index = VaultIndex(vault, embedder, default_index_dir(vault.root, args.index_dir))
     log.info("index: %s", index.directory)
@@ -84,7 +85,7 @@ def parse_args():
                              "a copy of the sample vault, made when missing)")
     search = parser.add_argument_group("search")
     search.add_argument("--embedder", choices=KINDS, default=os.environ.get("VAULT_MCP_EMBEDDER", "auto"),
-                        help="auto: Ollama if it answers, else offline hashing (default: %(default)s)")
+                        help="auto: Ollama if it answers, else the offline static table (default: %(default)s)")
     search.add_argument("--model", default=DEFAULT_MODEL, help="the Ollama model (default: %(default)s)")
     search.add_argument("--index-dir", type=Path, default=os.environ.get("VAULT_MCP_INDEX_DIR"),
                         help="where the index is kept (default: a folder of your cache, by vault)")

@@ -48,13 +48,16 @@ MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 RRF_K = 1
 WEIGHTS = {  # how much each ranking counts in hybrid mode
     "hash": {"semantic": 1.0, "keyword": 1.0},  # the offline hashing embedder
+    "static": {"semantic": 1.0, "keyword": 1.0},  # the offline static table: measured, see chapter 7
     "model": {"semantic": 8.0, "keyword": 1.0},  # a real embedding model: Ollama's
 }
 
 
 def hybrid_weights(embedder_name: str) -> dict[str, float]:
-    """The WEIGHTS for an index made by this embedder ("hash-512", "ollama/nomic-embed-text")."""
-    return WEIGHTS["hash" if embedder_name.startswith("hash-") else "model"]
+    """The WEIGHTS for an index made by this embedder ("hash-512", "static-minilm-256-...",
+    "ollama/nomic-embed-text")."""
+    kind = embedder_name.partition("-")[0]
+    return WEIGHTS[kind if kind in ("hash", "static") else "model"]
 # endregion weights
 
 

@@ -1,10 +1,11 @@
 """Choosing an embedder, and a small demo of what embeddings do.
 
-    make_embedder("auto")   Ollama if it answers and has the model, else hashing
+    make_embedder("auto")   Ollama if it answers and has the model, else the static table
     make_embedder("ollama") Ollama, or an OllamaError that says what to do
-    make_embedder("hash")   the offline hashing embedder, always
+    make_embedder("static") the offline table distilled from a model (static_embedder.py)
+    make_embedder("hash")   the offline hashing embedder, always: words only, no meaning
 
-Both embedders have the same interface: name and dimension (the index records
+All three embedders have the same interface: name and dimension (the index records
 them), embed_documents(texts) for what is stored, embed_query(text) for what is
 searched. make_embedder also returns one line for the server to print at
 startup, so the reader always knows which embedder is in use, and why.
@@ -20,9 +21,10 @@ import sys
 
 from hash_embedder import DEFAULT_DIMENSION, HashEmbedder
 from ollama_client import DEFAULT_MODEL, OllamaEmbedder, OllamaError
+from static_embedder import StaticEmbedder, TableMissing
 from vectors import cosine
 
-KINDS = ("auto", "ollama", "hash")
+KINDS = ("auto", "ollama", "static", "hash")
 APPROXIMATE = "semantic search is approximate"
 
 
@@ -35,13 +37,16 @@ def make_embedder(
     dimension: int = DEFAULT_DIMENSION,  # of the hashing embedder
     probe_timeout: float = 2.0,  # seconds for auto's one look at Ollama
     **ollama_options,  # batch_size, timeout, attempts, backoff: see OllamaEmbedder
-) -> tuple[OllamaEmbedder | HashEmbedder, str]:
+) -> tuple[OllamaEmbedder | StaticEmbedder | HashEmbedder, str]:
     """The embedder for kind, and one line for startup that says which it is and why."""
     if kind not in KINDS:
         raise ValueError(f"unknown embedder {kind!r}: choose one of {', '.join(KINDS)}")
     if kind == "hash":
         hashing = HashEmbedder(dimension)
         return hashing, f"embeddings: offline hashing ({hashing.name}), as configured; {APPROXIMATE}."
+    if kind == "static":
+        table = StaticEmbedder()
+        return table, f"embeddings: offline static table ({table.name}), as configured; {APPROXIMATE}."
     try:
         ollama = OllamaEmbedder(host, model, **ollama_options)
         # The look costs one small request, and turns a missing Ollama or model
@@ -50,9 +55,9 @@ def make_embedder(
     except OllamaError as error:
         if kind == "ollama":
             raise
-        hashing = HashEmbedder(dimension)
-        return hashing, (
-            f"embeddings: offline hashing ({hashing.name}), because {error.problem}; {APPROXIMATE}. "
+        table = StaticEmbedder()
+        return table, (
+            f"embeddings: offline static table ({table.name}), because {error.problem}; {APPROXIMATE}. "
             f"For real embeddings: {error.fix}, then restart."
         )
     return ollama, f"embeddings: Ollama, model {ollama.model} at {ollama.url}."
@@ -105,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         embedder, line = make_embedder(args.embedder, model=args.model)
         print(line)
         show_rankings(embedder, texts, args.query)
-    except OllamaError as error:
+    except (OllamaError, TableMissing) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0

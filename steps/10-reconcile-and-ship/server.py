@@ -35,6 +35,7 @@ from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaError
 from protocol import SERVER_INFO, Server
 from scratch_vault import DEFAULT_VAULT, scratch_vault
+from static_embedder import TableMissing
 from stdio_transport import serve_stdio
 from subscriptions import Hub
 from vault import Vault
@@ -54,8 +55,8 @@ def main():
     log.info("vault: %s", vault.root)
     try:
         embedder, line = make_embedder(args.embedder, model=args.model)
-    except OllamaError as error:
-        sys.exit(f"--embedder ollama: {error}")
+    except (OllamaError, TableMissing) as error:
+        sys.exit(f"--embedder {args.embedder}: {error}")
     log.info("%s", line)
     try:
         index = VaultIndex(vault, embedder, default_index_dir(vault.root, args.index_dir))
@@ -153,7 +154,7 @@ def parse_args(argv=None):
     option(connect, "--host", str, "127.0.0.1", "address to bind for HTTP")
     option(connect, "--port", int, 3000, "port for HTTP, 0 for any free one")
     search = parser.add_argument_group("search")
-    option(search, "--embedder", str, "auto", "auto: Ollama if it answers, else offline hashing", choices=KINDS)
+    option(search, "--embedder", str, "auto", "auto: Ollama if it answers, else the offline static table", choices=KINDS)
     option(search, "--model", str, DEFAULT_MODEL, "the Ollama model")
     option(search, "--index-dir", Path, None, "where the index is kept",
            show_default="a folder of your cache", metavar="FOLDER")

@@ -49,8 +49,8 @@ def check(server):
         ok("--model still wins over OLLAMA_MODEL")
 
         models, line = run_demo(server, ollama, "--embedder", "auto", env={"OLLAMA_MODEL": "bge-m3"})
-        expect("offline hashing" in line and "ollama pull bge-m3" in line,
-               f"with OLLAMA_MODEL=bge-m3, which the stand-in has not pulled, auto should fall back to hashing "
+        expect("offline static table" in line and "ollama pull bge-m3" in line,
+               f"with OLLAMA_MODEL=bge-m3, which the stand-in has not pulled, auto should fall back to the static table "
                f"and say to run `ollama pull bge-m3`: the quick look (OllamaEmbedder.check) must look for the "
                f"same model. The startup line is {line!r}")
         ok("auto looks for the model OLLAMA_MODEL names, and says how to pull it when it is missing")
