@@ -96,7 +96,6 @@ class Session:
 
 
 class Server:
-    # region handle
     def handle(self, message, session: Session) -> dict | None:
         """Answer one message: a response, or None when nothing may be sent back.
         Here, where the outcome is known whatever the transport, each answer is logged."""
@@ -104,7 +103,6 @@ class Server:
         response = self.answer(message, session)
         log_request(message, response, time.monotonic() - started)
         return response
-    # endregion handle
 
     def answer(self, message, session: Session) -> dict | None:
         """The response to one message, or None when nothing may be sent back."""

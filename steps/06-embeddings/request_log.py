@@ -13,7 +13,6 @@ log = logging.getLogger("request")
 LONGEST = 200  # characters of a name or path; a longer one is cut, the line stays a line
 
 
-# region log-request
 def log_request(message, response: dict | None, seconds: float) -> None:
     """Log one answered message; a notification, which gets no answer, gets no line."""
     if response is None:
@@ -43,7 +42,6 @@ def outcome(response: dict) -> str:
         return f"error {response['error'].get('code')}"
     result = response.get("result")
     return "isError" if isinstance(result, dict) and result.get("isError") is True else "ok"
-# endregion log-request
 
 
 def quoted(value) -> str:
