@@ -158,3 +158,25 @@ def test_the_variable_sets_the_level_and_the_flag_wins_over_it(vault):
     assert request_lines(silent) == [], silent
     _, _, spoken = stdio_session(10, vault, [requests(10)[0][0]], "--log-level", "info", env=quiet)
     assert re.fullmatch(requests(10)[0][1], request_lines(spoken)[1])
+
+
+def test_a_listen_is_logged_when_acknowledged_or_refused(vault):
+    """subscriptions/listen (step 9 on) goes around Server.handle: its answer comes only
+    when it ends, so the line comes with the acknowledgement, or the refusal."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    listen = rpc("subscriptions/listen", id=31, _meta=meta, notifications={"resourcesListChanged": True})
+    refused = rpc("subscriptions/listen", id=32, _meta=meta)
+    server = StdioServer(find_step(9).server, "--vault", str(vault), env=quiet_environment(str(vault.parent / "i")))
+    try:
+        server.send(listen)
+        assert server.read()["method"] == "notifications/subscriptions/acknowledged"
+        assert server.ask(refused)["error"]["code"] == -32602
+        server.process.stdin.close()
+        server.process.wait(timeout=10)
+        log = server.process.stderr.read().decode()
+    finally:
+        server.stop()
+    lines = request_lines(log)
+    assert re.fullmatch(rf"subscriptions/listen ok {TIME}", lines[0]), lines
+    assert re.fullmatch(rf"subscriptions/listen error -32602 {TIME}", lines[1]), lines

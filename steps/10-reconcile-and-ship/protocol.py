@@ -249,7 +249,7 @@ class Server:
     # region subscribe
     def session_methods(self, session: Session) -> dict:
         """The handshake era's subscriptions belong to a session; 2026-07-28 has
-        subscriptions/listen instead (see open_subscription)."""
+        subscriptions/listen instead (see start_listening)."""
         return {
             "resources/subscribe": lambda params: self.subscribe(params, session.subscriptions.add),
             "resources/unsubscribe": lambda params: self.subscribe(params, session.subscriptions.discard),
@@ -295,7 +295,7 @@ class Server:
         return result
 
     # region listen
-    def open_subscription(self, message: dict, send) -> Listener:
+    def start_listening(self, message: dict, send) -> Listener:
         """2026-07-28 subscriptions/listen: acknowledge, then listen until the stream ends.
 
         The acknowledgement goes out through send before the listener is added,
@@ -334,6 +334,18 @@ class Server:
         meta = {META_SUBSCRIPTION_ID: listener.subscription_id, META_SERVER_INFO: SERVER_INFO}
         return {"jsonrpc": "2.0", "id": listener.subscription_id, "result": {"resultType": "complete", "_meta": meta}}
     # endregion listen
+
+    def open_subscription(self, message: dict, send) -> Listener:
+        """start_listening, and the request's log line: a listen bypasses handle and is
+        answered only when it ends, so its line is written once it is acknowledged or refused."""
+        started = time.monotonic()
+        try:
+            listener = self.start_listening(message, send)
+        except ProtocolError as error:
+            log_request(message, error_response(id_of(message), error.code, error.message), time.monotonic() - started)
+            raise
+        log_request(message, {"result": {}}, time.monotonic() - started)
+        return listener
 
     def discover(self, params: dict) -> dict:
         return {
