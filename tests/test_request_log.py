@@ -3,6 +3,7 @@ resource, the outcome and the time; never a note's text nor an argument but a pa
 a line for every note written; and --log-level (VAULT_MCP_LOG_LEVEL in step 10)
 that silences the request lines. Real servers, over HTTP (step 2) and stdio."""
 import json
+import os
 import re
 import shutil
 import socket
@@ -124,7 +125,7 @@ def test_a_written_note_is_logged_by_its_path_never_its_text(vault):
 def test_log_level_warning_silences_the_request_lines(step, vault):
     answers, _, log = stdio_session(step, vault, [requests(step)[0][0]], "--log-level", "warning")
     assert answers[0]["result"]["isError"] is False
-    assert request_lines(log) == [] and " INFO " not in log, log
+    assert log == "", log  # no request line, nor any other line below warning
 
 
 def test_log_level_warning_in_step2(tmp_path):
@@ -155,7 +156,7 @@ def test_log_level_warning_in_step2(tmp_path):
 def test_the_variable_sets_the_level_and_the_flag_wins_over_it(vault):
     quiet = {"VAULT_MCP_LOG_LEVEL": "warning"}
     _, _, silent = stdio_session(10, vault, [requests(10)[0][0]], env=quiet)
-    assert request_lines(silent) == [], silent
+    assert silent == "", silent
     _, _, spoken = stdio_session(10, vault, [requests(10)[0][0]], "--log-level", "info", env=quiet)
     assert re.fullmatch(requests(10)[0][1], request_lines(spoken)[1])
 
@@ -180,3 +181,14 @@ def test_a_listen_is_logged_when_acknowledged_or_refused(vault):
     lines = request_lines(log)
     assert re.fullmatch(rf"subscriptions/listen ok {TIME}", lines[0]), lines
     assert re.fullmatch(rf"subscriptions/listen error -32602 {TIME}", lines[1]), lines
+
+
+def test_a_wrong_level_is_refused_in_one_line():
+    """From the flag (argparse's choices) and from the variable (step 10's OptionMaker)."""
+    flag = subprocess.run([sys.executable, str(find_step(2).server), "--log-level", "loud"],
+                          capture_output=True, text=True, timeout=30)
+    assert flag.returncode == 2 and "invalid choice: 'loud'" in flag.stderr, flag.stderr
+    variable = subprocess.run([sys.executable, str(find_step(10).server), "--stdio"], capture_output=True,
+                              text=True, timeout=30, env={**os.environ, "VAULT_MCP_LOG_LEVEL": "loud"})
+    assert variable.returncode != 0 and variable.stderr.count("\n") == 1, variable.stderr
+    assert "VAULT_MCP_LOG_LEVEL='loud' is not one of debug, info, warning" in variable.stderr
