@@ -54,6 +54,6 @@ def quoted(value) -> str:
 
 
 def escaped(value) -> str:
-    """The same without the quotes, for a method or a tool name, which hold no spaces."""
+    """The same without the quotes, for a method or a tool name, which as a rule hold no spaces."""
     shown = quoted(value)
     return shown[1:-1] if isinstance(value, str) else shown
