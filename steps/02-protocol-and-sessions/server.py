@@ -19,7 +19,7 @@ log = logging.getLogger("step2")
 
 def main():
     args = parse_args()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")  # stderr
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")  # stderr
     try:
         serve_http(args)
     except KeyboardInterrupt:
@@ -58,6 +58,9 @@ def parse_args():
                         help="sessions kept; the least recently used makes way (default: %(default)s)")
     limits.add_argument("--session-timeout", type=float, default=default.session_idle_seconds, metavar="SECONDS",
                         help="an idle session expires after this (default: %(default)s)")
+    parser.add_argument("--log-level", choices=["debug", "info", "warning"], default="info",
+                        help="how much the log on stderr says; warning leaves out the line per request "
+                             "(default: %(default)s)")
     return parser.parse_args()
 
 

@@ -7,8 +7,10 @@ handshake era (2025-11-25 and before), with None for the stateless era
 """
 import json
 import logging
+import time
 from dataclasses import dataclass
 
+from request_log import log_request
 from tools import TOOLS, call_tool
 
 log = logging.getLogger("protocol")
@@ -126,6 +128,14 @@ class Session:
 class Server:
     def handle(self, message, session: Session | None) -> dict | None:
         """Answer one message: a response, or None when nothing may be sent back.
+        Here, where the outcome is known whatever the transport, each answer is logged."""
+        started = time.monotonic()
+        response = self.answer(message, session)
+        log_request(message, response, time.monotonic() - started)
+        return response
+
+    def answer(self, message, session: Session | None) -> dict | None:
+        """The response to one message, or None when nothing may be sent back.
         session is None for a stateless (2026-07-28) message."""
         try:
             kind = kind_of(message)
@@ -142,7 +152,9 @@ class Server:
         except ProtocolError as error:
             return error_response(id_of(message), error.code, error.message, error.data)
         except Exception:
-            log.exception("failed to handle %r", message)
+            # Not the message itself: it may hold a note's text. The request line
+            # that follows names the method, the tool and the path.
+            log.exception("failed to answer a request")
             return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
 
     def handle_batch(self, messages: list, session: Session) -> list[dict]:

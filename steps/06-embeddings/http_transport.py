@@ -433,6 +433,15 @@ class McpHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def log_request(self, code="-", size="-"):
+        # The access line and the core's request line (request_log.py) would say the
+        # same thing twice: the core's says more (the tool, the outcome, the time) and
+        # serves stdio too. So the access line is kept for what the core never sees, a
+        # request the door refused (4xx, 5xx), and is debug otherwise.
+        refused = isinstance(code, int) and code >= 400
+        log.log(logging.INFO if refused else logging.DEBUG, "%s %s", self.address_string(),
+                printable(f'"{self.requestline}" {int(code) if isinstance(code, int) else code}'))
+
     def log_message(self, fmt, *args):
         log.info("%s %s", self.address_string(), printable(fmt % args))
 

@@ -47,6 +47,7 @@ Decisions:
 """
 import datetime
 import errno
+import logging
 import os
 import re
 import secrets
@@ -60,6 +61,8 @@ from pathlib import Path
 from markdown import is_tag_name
 from notes import parse_note
 from vault import Vault, VaultError, path_parts, shown
+
+log = logging.getLogger("inbox")
 
 MAX_NAME_BYTES = 200
 MAX_CONTENT_BYTES = 100 * 1024
@@ -282,6 +285,8 @@ def create_note(vault, inbox_folder: str, title, content, tags=None, today: date
         if taken:
             raise taken_error(prefix + taken)
         write_new_file(folder, name, text.encode("utf-8"), prefix)
+    # The one write the server makes leaves a trace: the path, never the text.
+    log.info("created the note %s", shown(prefix + name))
     return prefix + name
 
 

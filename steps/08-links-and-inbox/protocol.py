@@ -7,9 +7,11 @@ handshake era (2025-11-25 and before), with None for the stateless era
 """
 import json
 import logging
+import time
 from dataclasses import dataclass
 from functools import partial
 
+from request_log import log_request
 from resources import TEMPLATE, list_resources, read_resource
 from tools import TOOLS, Context, call_tool
 from vault import InvalidCursor, NoteNotFound, Vault, VaultError
@@ -181,6 +183,14 @@ class Server:
 
     def handle(self, message, session: Session | None, notify=None) -> dict | None:
         """Answer one message: a response, or None when nothing may be sent back.
+        Here, where the outcome is known whatever the transport, each answer is logged."""
+        started = time.monotonic()
+        response = self.answer(message, session, notify)
+        log_request(message, response, time.monotonic() - started)
+        return response
+
+    def answer(self, message, session: Session | None, notify=None) -> dict | None:
+        """The response to one message, or None when nothing may be sent back.
         session is None for a stateless (2026-07-28) message. notify, when the
         transport can send messages while a request runs, sends one to the client."""
         try:
@@ -199,7 +209,9 @@ class Server:
         except ProtocolError as error:
             return error_response(id_of(message), error.code, error.message, error.data)
         except Exception:
-            log.exception("failed to handle %r", message)
+            # Not the message itself: it may hold a note's text. The request line
+            # that follows names the method, the tool and the path.
+            log.exception("failed to answer a request")
             return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
 
     def handle_batch(self, messages: list, session: Session) -> list[dict]:

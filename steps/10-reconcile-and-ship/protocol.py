@@ -7,9 +7,11 @@ handshake era (2025-11-25 and before), with None for the stateless era
 """
 import json
 import logging
+import time
 from dataclasses import dataclass, field
 from functools import partial
 
+from request_log import log_request
 from resources import TEMPLATE, list_resources, read_resource
 from subscriptions import META_SUBSCRIPTION_ID, Hub, Listener
 from tools import TOOLS, Context, call_tool
@@ -188,6 +190,14 @@ class Server:
 
     def handle(self, message, session: Session | None, notify=None) -> dict | None:
         """Answer one message: a response, or None when nothing may be sent back.
+        Here, where the outcome is known whatever the transport, each answer is logged."""
+        started = time.monotonic()
+        response = self.answer(message, session, notify)
+        log_request(message, response, time.monotonic() - started)
+        return response
+
+    def answer(self, message, session: Session | None, notify=None) -> dict | None:
+        """The response to one message, or None when nothing may be sent back.
         session is None for a stateless (2026-07-28) message. notify, when the
         transport can send messages while a request runs, sends one to the client."""
         try:
@@ -206,7 +216,9 @@ class Server:
         except ProtocolError as error:
             return error_response(id_of(message), error.code, error.message, error.data)
         except Exception:
-            log.exception("failed to handle %r", message)
+            # Not the message itself: it may hold a note's text. The request line
+            # that follows names the method, the tool and the path.
+            log.exception("failed to answer a request")
             return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
 
     def handle_batch(self, messages: list, session: Session) -> list[dict]:
@@ -237,7 +249,7 @@ class Server:
     # region subscribe
     def session_methods(self, session: Session) -> dict:
         """The handshake era's subscriptions belong to a session; 2026-07-28 has
-        subscriptions/listen instead (see open_subscription)."""
+        subscriptions/listen instead (see start_listening)."""
         return {
             "resources/subscribe": lambda params: self.subscribe(params, session.subscriptions.add),
             "resources/unsubscribe": lambda params: self.subscribe(params, session.subscriptions.discard),
@@ -283,7 +295,7 @@ class Server:
         return result
 
     # region listen
-    def open_subscription(self, message: dict, send) -> Listener:
+    def start_listening(self, message: dict, send) -> Listener:
         """2026-07-28 subscriptions/listen: acknowledge, then listen until the stream ends.
 
         The acknowledgement goes out through send before the listener is added,
@@ -322,6 +334,18 @@ class Server:
         meta = {META_SUBSCRIPTION_ID: listener.subscription_id, META_SERVER_INFO: SERVER_INFO}
         return {"jsonrpc": "2.0", "id": listener.subscription_id, "result": {"resultType": "complete", "_meta": meta}}
     # endregion listen
+
+    def open_subscription(self, message: dict, send) -> Listener:
+        """start_listening, and the request's log line: a listen bypasses handle and is
+        answered only when it ends, so its line is written once it is acknowledged or refused."""
+        started = time.monotonic()
+        try:
+            listener = self.start_listening(message, send)
+        except ProtocolError as error:
+            log_request(message, error_response(id_of(message), error.code, error.message), time.monotonic() - started)
+            raise
+        log_request(message, {"result": {}}, time.monotonic() - started)
+        return listener
 
     def discover(self, params: dict) -> dict:
         return {

@@ -47,7 +47,7 @@ log = logging.getLogger("server")
 
 def main():
     args = parse_args()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")  # stderr
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")  # stderr
     try:
         vault = Vault(args.vault or scratch_vault())
     except OSError as error:
@@ -145,6 +145,8 @@ def parse_args(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"{SERVER_INFO['name']} {SERVER_INFO['version']}")
     option = OptionMaker(parser)
+    option(parser, "--log-level", str, "info", "how much the log on stderr says; warning leaves out "
+           "the line per request", choices=["debug", "info", "warning"])
     notes = parser.add_argument_group("the vault")
     option(notes, "--vault", Path, None, "the Obsidian vault, a folder of notes",
            show_default=f"{DEFAULT_VAULT}, a copy of the sample vault, made when missing", metavar="FOLDER")
