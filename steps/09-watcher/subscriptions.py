@@ -49,7 +49,6 @@ class Listener:
 # endregion listener
 
 
-# region hub
 class Hub:
     def __init__(self):
         self._listeners: list[Listener] = []
@@ -64,6 +63,7 @@ class Hub:
             if listener in self._listeners:
                 self._listeners.remove(listener)
 
+    # region hub
     def note_changed(self, path: str) -> None:
         """From the watcher's worker, once the note's new text is in the index."""
         uri = path_to_uri(path)
@@ -76,6 +76,7 @@ class Hub:
         for listener in self._current():
             if listener.list_changed:
                 self._tell(listener, "notifications/resources/list_changed", {})
+    # endregion hub
 
     def close(self) -> None:
         """The server stops: every stream is told to end."""
@@ -93,7 +94,6 @@ class Hub:
             listener.deliver(method, params)
         except (OSError, ValueError):  # the client went away; its transport removes it
             log.info("a listener has gone; %s not delivered", method)
-# endregion hub
 
 
 class Streams:

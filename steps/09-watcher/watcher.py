@@ -45,7 +45,6 @@ log = logging.getLogger("watcher")
 INDEX, REMOVE = "index", "remove"
 
 
-# region snapshots
 @dataclass(frozen=True)
 class Stamp:
     """What a stat says of a note. Any difference means the file was written or replaced."""
@@ -78,6 +77,7 @@ def take_snapshot(vault) -> dict[str, Stamp]:
     return snapshot
 
 
+# region snapshots
 def compare(before: dict[str, Stamp], after: dict[str, Stamp]) -> Changes:
     """What happened between two snapshots."""
     gone = {stamp: path for path, stamp in before.items() if path not in after}
@@ -95,7 +95,6 @@ def compare(before: dict[str, Stamp], after: dict[str, Stamp]) -> Changes:
 # endregion snapshots
 
 
-# region queue
 @dataclass
 class Job:
     kind: str  # INDEX or REMOVE
@@ -116,6 +115,7 @@ class JobQueue:
         self._closed = False
         self._changed = threading.Condition()
 
+    # region queue
     def put(self, kind: str, path: str) -> None:
         """Queue a job, replacing one waiting for the same note: the note is not quiet yet."""
         with self._changed:
