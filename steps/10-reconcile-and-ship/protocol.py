@@ -321,6 +321,7 @@ class Server:
         listener.deliver("notifications/subscriptions/acknowledged", {"notifications": agreed})
         self.hub.add(listener)
         return listener
+    # endregion listen
 
     def existing_note_uri(self, uri: str) -> str | None:
         try:
@@ -333,7 +334,6 @@ class Server:
         self.hub.remove(listener)
         meta = {META_SUBSCRIPTION_ID: listener.subscription_id, META_SERVER_INFO: SERVER_INFO}
         return {"jsonrpc": "2.0", "id": listener.subscription_id, "result": {"resultType": "complete", "_meta": meta}}
-    # endregion listen
 
     def open_subscription(self, message: dict, send) -> Listener:
         """start_listening, and the request's log line: a listen bypasses handle and is

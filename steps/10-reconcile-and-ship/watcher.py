@@ -243,6 +243,7 @@ class Watcher:
                 return
             log.exception("watcher: could not %s %s", job.kind, job.path)
         self._tell(self.on_note_changed, job.path)
+    # endregion work
 
     @staticmethod
     def _tell(subscriber, *args) -> None:
@@ -253,4 +254,3 @@ class Watcher:
             subscriber(*args)
         except Exception:
             log.exception("watcher: a subscriber failed")
-    # endregion work
