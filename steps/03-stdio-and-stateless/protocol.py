@@ -15,7 +15,6 @@ from tools import TOOLS, call_tool
 
 log = logging.getLogger("protocol")
 
-# region versions
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 BATCH_VERSIONS = ("2025-03-26",)  # the one revision whose servers must accept JSON-RPC batches
 STATELESS_VERSIONS = ("2026-07-28",)
@@ -25,7 +24,6 @@ SUPPORTED_VERSIONS = STATELESS_VERSIONS + HANDSHAKE_VERSIONS
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-# endregion versions
 
 SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.3.0"}
 CAPABILITIES = {"tools": {"listChanged": False}}
