@@ -1,4 +1,3 @@
-# region decisions
 """The one place that turns a path a model sent into a file of the vault.
 
 Every path from a model is untrusted. Vault.resolve judges it as text first, then
@@ -31,7 +30,6 @@ Decisions:
   A file that does not decode, or holds a NUL (binary files do, text does not), is
   refused as not text: served as U+FFFD characters, it would only be noise.
 """
-# endregion decisions
 import base64
 import bisect
 import codecs
@@ -305,7 +303,6 @@ READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # Windows would otherwise turn 
 READ |= getattr(os, "O_NONBLOCK", 0)
 
 
-# region open-inside
 def open_inside(root: Path, real: Path) -> int:
     """A descriptor for real, the resolved path of a note that real_inside checked.
 
@@ -323,6 +320,7 @@ def open_inside(root: Path, real: Path) -> int:
     return descriptor
 
 
+# region open-inside
 def open_name_by_name(root: Path, names: tuple[str, ...]) -> int:
     """Each name opened inside the folder opened before it, with O_NOFOLLOW: a link
     anywhere on the way, the note or a folder above it, is refused, never followed."""
