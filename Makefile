@@ -111,7 +111,7 @@ bench: .venv-interop/installed
 # A measurement, not a test: labelled questions (tests/eval_queries.json) asked of
 # step 7's search in every mode, with every embedder that is available.
 eval:
-	$(PYTHON) tests/eval.py
+	$(PYTHON) tests/eval.py $(if $(QUERIES),--vault "$(VAULT)" --queries "$(QUERIES)")
 
 clean:
 	rm -rf .venv .venv-interop
