@@ -532,7 +532,7 @@ def test_hybrid_search_prefers_a_chunk_strong_in_both(tmp_path):
         return [cosine, math.sqrt(1 - cosine * cosine), 0.0]
 
     texts = {
-        "Both.md": ("rye crumb", direction(0.9)),  # second in both rankings
+        "Middle.md": ("rye crumb", direction(0.9)),  # second in both rankings
         "Words.md": ("rye rye crumb crumb", [0.0, 0.0, 1.0]),  # first by keywords, last by meaning
         "Meaning.md": ("a dense dark loaf", direction(1.0)),  # first by meaning, no keyword
     }
@@ -546,7 +546,7 @@ def test_hybrid_search_prefers_a_chunk_strong_in_both(tmp_path):
     assert search(index, embedder, "rye crumb?", limit=1, mode="keyword")[0].path == "Words.md"
     assert search(index, embedder, "rye crumb?", limit=1, mode="semantic")[0].path == "Meaning.md"
     hits = search(index, embedder, "rye crumb?", limit=3)
-    assert hits[0].path == "Both.md"
+    assert hits[0].path == "Middle.md"
     assert hits[0].semantic == pytest.approx(0.9, abs=1e-6) and hits[0].keyword > 0
 
 
@@ -589,7 +589,9 @@ def test_bad_mode_and_empty_queries(tmp_path):
 @pytest.mark.parametrize(
     "words, form",
     [
-        (["bake", "baked", "bakes", "baking"], "bak"),
+        (["bake", "baked", "bakes", "baking"], "bake"),
+        (["note", "notes", "noted", "noting"], "note"),
+        (["change", "changes", "changed", "changing"], "chang"),
         (["starter", "starters"], "starter"),
         (["proof", "proofed", "proofing", "proofs"], "proof"),
         (["berry", "berries"], "berry"),
@@ -610,7 +612,28 @@ def test_words_that_must_not_shrink():
 
 
 def test_tokenize_drops_stopwords_and_splits_on_punctuation():
-    assert tokenize("The starter's rise, in 2024: crème_fraîche!") == ["starter", "ris", "2024", "crèm", "fraîch"]
+    assert tokenize("The starter's rise, in 2024: crème_fraîche!") == ["starter", "rise", "2024", "crèm", "fraîch"]
+
+
+def test_notes_never_meet_not(tmp_path):
+    """Folding a word's ending must not turn it into another word: "notes" is not "not"."""
+    assert normal_form("notes") != normal_form("not")
+    chunks = [chunk("Bread/Failures.md", "The loaf did not rise, and the crust would not brown."),
+              chunk("Bread/Log.md", "Keep notes on every bake: flour, water, time.")]
+    hits = search(build(tmp_path, chunks), None, "notes", mode="keyword")
+    assert [hit.path for hit in hits] == ["Bread/Log.md"]
+
+
+def test_question_words_never_decide_a_ranking(tmp_path):
+    """How a question is asked ("why does my", "what can I do") says nothing about what it
+    is about: a section full of question words must not beat the one on the subject."""
+    assert tokenize("How do I, what can my, why would you") == []
+    chunks = [chunk("Bread/Starter.md", "A starter that smells of acetone is hungry: feed it more often."),
+              chunk("FAQ.md", "Why? What can I do? How do I know? Why does my question go unanswered? "
+                              "What can you do, and how would I ask?")]
+    hits = search(build(tmp_path, chunks), None, "why does my starter smell, what can I do about it?",
+                  mode="keyword")
+    assert [hit.path for hit in hits] == ["Bread/Starter.md"]
 # endregion tokenizer
 
 
