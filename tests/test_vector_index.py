@@ -585,6 +585,33 @@ def test_bad_mode_and_empty_queries(tmp_path):
 # endregion search
 
 
+def test_a_generic_faq_section_never_crowds_out_the_note_about_the_question(tmp_path):
+    """A note whose every section is about the question beats a FAQ with one section a
+    little nearer to it: with a real model, a note's mean vector joins its sections'."""
+    def toward(share, other):  # a unit vector with cosine `share` to the question's [1, 0, 0, ...]
+        vector = [0.0] * 6
+        vector[0], vector[other] = share, math.sqrt(1 - share * share)
+        return vector
+
+    texts = {  # text: (note, heading, vector)
+        "Which notes link to this one, in a side panel.": ("Backlinks.md", "Panel", toward(0.6, 1)),
+        "Linked and unlinked mentions, told apart.": ("Backlinks.md", "Mentions", toward(0.6, 2)),
+        "Open a mention where it is written.": ("Backlinks.md", "Settings", toward(0.6, 3)),
+        "Questions people ask about panels and links.": ("FAQ.md", "Panels", toward(0.65, 4)),
+        "Refunds are not possible after thirty days.": ("FAQ.md", "Refunds", toward(0.0, 5)),
+        "The changelog moved to the website.": ("FAQ.md", "Changelog", toward(0.0, 4)),
+    }
+    question = "what shows me the pages that point here?"
+    embedder = TableEmbedder({text: vector for text, (_, _, vector) in texts.items()} | {question: toward(1.0, 1)})
+    embedder.name = "model-table"  # not "hash-...": a real model's weights (search.WEIGHTS)
+    chunks = [chunk(path, text, heading, number=number)
+              for number, (text, (path, heading, _)) in enumerate(texts.items())]
+    index = build(tmp_path, chunks, embedder)
+    for mode in ("semantic", "hybrid"):
+        assert [hit.path for hit in search(index, embedder, question, limit=2, mode=mode)] == [
+            "Backlinks.md", "FAQ.md"], mode
+
+
 # region tokenizer
 @pytest.mark.parametrize(
     "words, form",

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 
 from keyword_index import matches, tokenize
+from vector_search import dot, unit_vector
 
 MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 # Chosen with `make eval` (tests/eval.py): 42 questions about the sample vault, 30 of
@@ -45,16 +46,20 @@ MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 # word question's answer 6th to 10th, the words still bring it into the top 5 in 40
 # of 60 cases (55 with equal weights). `make eval` measures Ollama wherever it runs.
 # region weights
-RRF_K = 1
-WEIGHTS = {  # how much each ranking counts in hybrid mode
-    "hash": {"semantic": 1.0, "keyword": 1.0},  # the offline hashing embedder
-    "model": {"semantic": 8.0, "keyword": 1.0},  # a real embedding model: Ollama's
+RRF_K = 5
+WEIGHTS = {  # by the kind of embedder that made the index; chosen with make eval, see above
+    "hash": {"semantic": 0.5, "keyword": 1.0, "note": 0.0},  # the offline hashing embedder
+    "model": {"semantic": 2.0, "keyword": 1.0, "note": 0.25},  # a real embedding model: Ollama's
 }
 
 
+def embedder_kind(embedder_name: str) -> str:
+    """The key of WEIGHTS for an index made by this embedder ("hash-512", "ollama/nomic-embed-text")."""
+    return "hash" if embedder_name.startswith("hash-") else "model"
+
+
 def hybrid_weights(embedder_name: str) -> dict[str, float]:
-    """The WEIGHTS for an index made by this embedder ("hash-512", "ollama/nomic-embed-text")."""
-    return WEIGHTS["hash" if embedder_name.startswith("hash-") else "model"]
+    return WEIGHTS[embedder_kind(embedder_name)]
 # endregion weights
 
 
@@ -66,7 +71,7 @@ SNIPPET_LENGTH = 200  # characters
 class Hit:
     path: str
     heading_path: list[str]
-    score: float  # hybrid: fused rank score; semantic: cosine; keyword: BM25
+    score: float  # hybrid: fused rank score; semantic: cosine, with the note's (see with_note_evidence); keyword: BM25
     snippet: str
     semantic: float | None = None  # the chunk's cosine similarity, when it was among the semantic results
     keyword: float | None = None  # its BM25 score, when it was among the keyword results
@@ -102,23 +107,43 @@ def search(index, embedder, query: str, limit: int = 5, folder: str | None = Non
 def rank_chunks(index, query_vector, terms, wanted: int, rows, mode: str):
     """Up to `wanted` chunks as [(row, (score, cosine, bm25))], best first, and
     whether that is all there is to find."""
-    semantic, keyword = {}, {}
+    semantic, keyword, cosines = {}, {}, {}
+    weights = hybrid_weights(index.embedder_name)
     if mode != "keyword":
-        semantic = {row: cosine for cosine, row in index.nearest(query_vector, wanted, rows)}
+        cosines = {row: cosine for cosine, row in index.nearest(query_vector, wanted, rows)}
+        semantic = with_note_evidence(index, query_vector, cosines, weights["note"])
     if mode != "semantic" and terms:
         scores = index.keywords().scores(terms, rows)
         keyword = dict(heapq.nlargest(wanted, scores.items(), key=itemgetter(1)))
-    exhausted = len(semantic) < wanted and len(keyword) < wanted
+    exhausted = len(cosines) < wanted and len(keyword) < wanted
     if mode == "semantic":
         fused = semantic
     elif mode == "keyword":
         fused = keyword
     else:
         rankings = {"semantic": list(semantic), "keyword": list(keyword)}
-        fused = reciprocal_rank_fusion(rankings, hybrid_weights(index.embedder_name), RRF_K)
+        fused = reciprocal_rank_fusion(rankings, weights, RRF_K)
     # Ties go by chunk id, so the order does not depend on where chunks sit in memory.
     ranked = sorted(fused.items(), key=lambda item: (-item[1], index.chunks[item[0]].id))
-    return [(row, (score, semantic.get(row), keyword.get(row))) for row, score in ranked], exhausted
+    return [(row, (score, cosines.get(row), keyword.get(row))) for row, score in ranked], exhausted
+
+
+# region note-evidence
+def with_note_evidence(index, query_vector, cosines: dict, weight: float) -> dict:
+    """{row: its cosine plus `weight` times the cosine of its whole note}, best first.
+
+    A note about the question has many sections near it, and its mean vector is near
+    it too; a FAQ or a changelog has one section that shares the question's words and
+    many that do not, so its mean is far. With the note's evidence added, the note
+    about the question wins, even when its best section is a generic one."""
+    if not weight:
+        return cosines
+    query = unit_vector(query_vector)
+    notes = {index.chunks[row].path for row in cosines}
+    note_cosines = {path: dot(query, index.note_vector(path)) for path in notes}
+    scored = {row: cosine + weight * note_cosines[index.chunks[row].path] for row, cosine in cosines.items()}
+    return dict(sorted(scored.items(), key=lambda item: (-item[1], index.chunks[item[0]].id)))
+# endregion note-evidence
 
 
 def reciprocal_rank_fusion(rankings: dict[str, list], weights: dict[str, float], k: int = RRF_K) -> dict:
