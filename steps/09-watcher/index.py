@@ -513,7 +513,6 @@ class Index:
                 return nearest_exact(query, self.vectors, live, k)
             return nearest_sketched(query, self.vectors, self.sketches, rows, k, self.shortlist)
 
-    # region note-vector
     def note_vector(self, path: str):
         """What a whole note is about: the mean of its chunks' vectors, scaled to length 1.
         Made the first time a search asks (a search asks for a few notes, never all),
@@ -526,7 +525,6 @@ class Index:
                     total = list(map(operator.add, total, self.vectors[row].numbers()))
                 vector = self._note_vectors[path] = unit_vector(total)
             return vector
-    # endregion note-vector
 
     def keywords(self) -> KeywordIndex:
         """The BM25 postings, built from the chunks the first time they are needed.
