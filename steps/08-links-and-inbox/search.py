@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from operator import itemgetter
 
 from keyword_index import matches, tokenize
-from vector_search import dot, unit_vector
 
 MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 # Chosen with `make eval` (tests/eval.py) on two vaults no one here wrote, with
@@ -37,14 +36,14 @@ MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 # 0.58 and 0.62; at half weight it stays within a question of BM25 (0.56, 0.69).
 # A model's vectors find 0.88 and 0.83: at 2 to 1 the words add what they find
 # (0.88, 0.89); at 4 or 8 to 1 they add nothing, at 1 to 1 they cost paraphrases.
-# "note": see with_note_evidence; with the model, 0.25 took hybrid to 0.90 and 0.92,
-# 0.5 lost on the Rust book; with the offline embedder it lost on Foam.
+# "note": see with_note_evidence. With the model, 0.25 took hybrid to 0.90 and 0.92
+# (0.5: 0.90 and 0.89); offline, Foam to 0.58.
 # A score-based fusion (each ranking's scores scaled to 0-1, then added) measured
 # no better than ranks (offline: 0.54 and 0.71 at best), so ranks stay.
 # region weights
 RRF_K = 5
 WEIGHTS = {  # by the kind of embedder that made the index; chosen with make eval, see above
-    "hash": {"semantic": 0.5, "keyword": 1.0, "note": 0.0},  # the offline hashing embedder
+    "hash": {"semantic": 0.5, "keyword": 1.0, "note": 0.25},  # the offline hashing embedder
     "model": {"semantic": 2.0, "keyword": 1.0, "note": 0.25},  # a real embedding model: Ollama's
 }
 
@@ -107,7 +106,7 @@ def rank_chunks(index, query_vector, terms, wanted: int, rows, mode: str):
     weights = hybrid_weights(index.embedder_name)
     if mode != "keyword":
         cosines = {row: cosine for cosine, row in index.nearest(query_vector, wanted, rows)}
-        semantic = with_note_evidence(index, query_vector, cosines, weights["note"])
+        semantic = with_note_evidence(index, cosines, weights["note"])
     if mode != "semantic" and terms:
         scores = index.keywords().scores(terms, rows)
         keyword = dict(heapq.nlargest(wanted, scores.items(), key=itemgetter(1)))
@@ -124,19 +123,22 @@ def rank_chunks(index, query_vector, terms, wanted: int, rows, mode: str):
     return [(row, (score, cosines.get(row), keyword.get(row))) for row, score in ranked], exhausted
 
 
-def with_note_evidence(index, query_vector, cosines: dict, weight: float) -> dict:
-    """{row: its cosine plus `weight` times the cosine of its whole note}, best first.
+def with_note_evidence(index, cosines: dict, weight: float) -> dict:
+    """{row: its cosine plus `weight` times its note's share of the nearest}, best first.
 
-    A note about the question has many sections near it, and its mean vector is near
-    it too; a FAQ or a changelog has one section that shares the question's words and
-    many that do not, so its mean is far. With the note's evidence added, the note
-    about the question wins, even when its best section is a generic one."""
+    A note's share is the sum of its chunks' cosines among those found, divided by
+    all its chunks: a note about the question has most of its sections near it; a
+    FAQ or a changelog has one, and many far away. With the note's evidence added,
+    the note about the question wins, even when its best section is a generic one.
+    It costs nothing: the cosines are those nearest already computed."""
     if not weight:
         return cosines
-    query = unit_vector(query_vector)
-    notes = {index.chunks[row].path for row in cosines}
-    note_cosines = {path: dot(query, index.note_vector(path)) for path in notes}
-    scored = {row: cosine + weight * note_cosines[index.chunks[row].path] for row, cosine in cosines.items()}
+    near: dict[str, float] = {}
+    for row, cosine in cosines.items():
+        path = index.chunks[row].path
+        near[path] = near.get(path, 0.0) + cosine
+    share = {path: total / len(index.rows_by_note[path]) for path, total in near.items()}
+    scored = {row: cosine + weight * share[index.chunks[row].path] for row, cosine in cosines.items()}
     return dict(sorted(scored.items(), key=lambda item: (-item[1], index.chunks[item[0]].id)))
 
 

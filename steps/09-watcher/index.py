@@ -41,7 +41,6 @@ import functools
 import gc
 import hashlib
 import json
-import operator
 import os
 import secrets
 import shutil
@@ -337,7 +336,6 @@ class Index:
         self.rows_by_folder: dict[str, set[int]] = {}
         self.rows_by_tag: dict[str, set[int]] = {}
         self._keywords: KeywordIndex | None = None  # built on first use, see keywords()
-        self._note_vectors: dict = {}  # path -> the note's mean vector, made on first use (note_vector)
 
     @property
     def notes_dir(self) -> Path:
@@ -440,7 +438,6 @@ class Index:
         return [quantize(unit_vector(vector)) for vector in vectors]
 
     def _add_rows(self, path: str, chunks: list[Chunk], vectors: list) -> None:
-        self._note_vectors.pop(path, None)
         rows = []
         for chunk, vector in zip(chunks, vectors):
             if self.free_rows:
@@ -460,7 +457,6 @@ class Index:
         self.rows_by_note[path] = rows
 
     def _remove_rows(self, path: str) -> None:
-        self._note_vectors.pop(path, None)
         for row in self.rows_by_note.pop(path, []):
             chunk = self.chunks[row]
             self._forget(self.rows_by_folder, folder_key(chunk.folder), row)
@@ -512,19 +508,6 @@ class Index:
                 live = rows if rows is not None else [r for r, v in enumerate(self.vectors) if v is not None]
                 return nearest_exact(query, self.vectors, live, k)
             return nearest_sketched(query, self.vectors, self.sketches, rows, k, self.shortlist)
-
-    def note_vector(self, path: str):
-        """What a whole note is about: the mean of its chunks' vectors, scaled to length 1.
-        Made the first time a search asks (a search asks for a few notes, never all),
-        and forgotten when the note changes."""
-        with self.lock:
-            vector = self._note_vectors.get(path)
-            if vector is None:
-                total = [0.0] * self.dimension
-                for row in self.rows_by_note[path]:
-                    total = list(map(operator.add, total, self.vectors[row].numbers()))
-                vector = self._note_vectors[path] = unit_vector(total)
-            return vector
 
     def keywords(self) -> KeywordIndex:
         """The BM25 postings, built from the chunks the first time they are needed.
