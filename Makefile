@@ -40,7 +40,7 @@ help:
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
 	@echo "make interop      the official MCP Python SDK's client against the newest step (own venv: .venv-interop)"
 	@echo "make bench        tools/call: step 3 beside an SDK server (BENCH_SECONDS=); then step 7's index on 40,000 chunks"
-	@echo "make eval         search quality of step 7 on the sample vault: recall@5 and MRR per mode and embedder"
+	@echo "make eval         search quality: recall@5 and MRR@10 per mode and embedder (VAULT=, QUERIES= for any vault)"
 	@echo "make clean        remove both virtual environments"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
 	@echo "make guide-check  fail if a chapter quotes code or a transcript that has changed"
@@ -108,8 +108,8 @@ bench: .venv-interop/installed
 	.venv-interop/bin/python tests/bench.py
 	$(PYTHON) tests/bench_index.py
 
-# A measurement, not a test: labelled questions (tests/eval_queries.json) asked of
-# step 7's search in every mode, with every embedder that is available.
+# A measurement, not a test: labelled questions (tests/eval_queries.json, or QUERIES= about VAULT=) asked of
+# the finished server's search in every mode, with every embedder that is available.
 eval:
 	$(PYTHON) tests/eval.py $(if $(QUERIES),--vault "$(VAULT)" --queries "$(QUERIES)")
 
