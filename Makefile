@@ -44,7 +44,7 @@ help:
 	@echo "make pyz          dist/obsidian-vault.pyz: the newest step as one file, python3 obsidian-vault.pyz --stdio ..."
 	@echo "make embed-table  distil steps/data/'s static embedding table from all-MiniLM-L6-v2 (own venv: .venv-distill)"
 	@echo "make bench        tools/call: step 3 beside an SDK server (BENCH_SECONDS=); then step 7's index on 40,000 chunks"
-	@echo "make eval         search quality of step 7 on the sample vault: recall@5 and MRR per mode and embedder"
+	@echo "make eval         search quality: recall@5 and MRR@10 per mode and embedder (VAULT=, QUERIES= for any vault)"
 	@echo "make clean        remove the virtual environments, the mcpb command line and dist/"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
 	@echo "make guide-check  fail if a chapter quotes code or a transcript that has changed"
@@ -129,10 +129,10 @@ bench: .venv-interop/installed
 	.venv-interop/bin/python tests/bench.py
 	$(PYTHON) tests/bench_index.py
 
-# A measurement, not a test: labelled questions (tests/eval_queries.json) asked of
-# step 7's search in every mode, with every embedder that is available.
+# A measurement, not a test: labelled questions (tests/eval_queries.json, or QUERIES= about VAULT=) asked of
+# the finished server's search in every mode, with every embedder that is available.
 eval:
-	$(PYTHON) tests/eval.py
+	$(PYTHON) tests/eval.py $(if $(QUERIES),--vault "$(VAULT)" --queries "$(QUERIES)")
 
 # The newest step as one file a user installs (the bundle) or runs (the .pyz), written
 # by steps/package.py into dist/, which git ignores.

@@ -1,19 +1,25 @@
-"""The floor under step 7's search quality, measured by `make eval` (tests/eval.py).
+"""The floor under the finished server's search quality, measured by `make eval` (tests/eval.py).
 
 With the offline embedder, on a temporary copy of the sample vault, the default
-mode must keep finding what it found when the fusion was tuned, and must keep
-beating keyword search alone on the questions that avoid the note's words. The
-index builds in well under a second, so these run with the rest of the suite.
+mode must keep finding what it found when the fusion was chosen; and on a small
+vault written here, hybrid search must never find less than the better of its two
+parts, keyword and semantic. The indexes build in well under a second, so these
+run with the rest of the suite.
 """
-import pytest
+from pathlib import Path
 
-from eval import DEFAULT_MODE, load_queries, make_embedder, rank_of_answer, sample_index, search
+import pytest
+from helpers import step_modules
+
+with step_modules(Path(__file__).resolve().parent.parent / "steps" / "10-reconcile-and-ship"):
+    from eval import DEFAULT_MODE, Query, evaluate, load_queries, make_embedder, rank_of_answer, sample_index
+    from eval import search, vault_index
 
 # Measured when RRF_K and WEIGHTS were chosen (make eval): the default mode found the
-# right note among the first 5 for 24 of the 42 questions (recall@5 0.57), 13 of
-# the 30 paraphrases against keyword's 9. The floor leaves two questions of margin.
-MIN_RECALL = 0.52  # 22 of 42
-MIN_PARAPHRASES_AHEAD_OF_KEYWORD = 2  # measured: 4
+# right note among the first 5 for 24 of the 42 questions (recall@5 0.57), as keyword
+# search alone did. The floor leaves one question of margin.
+MIN_RECALL = 0.54  # 23 of 42
+ONE_QUESTION = 0.02  # hybrid may trail the better of its parts by this much (issue 16), on the corpora
 
 
 @pytest.fixture(scope="module")
@@ -42,23 +48,36 @@ def test_the_default_mode_finds_at_least_what_it_did_when_tuned(ranks):
     )
 
 
-def test_the_default_mode_beats_keyword_search_on_paraphrases(ranks):
+def test_the_default_mode_finds_what_keyword_search_finds_on_the_sample_vault(ranks):
     queries, by_mode = ranks
-    default = found(by_mode[DEFAULT_MODE], queries, "paraphrase")
-    keyword = found(by_mode["keyword"], queries, "paraphrase")
-    assert default - keyword >= MIN_PARAPHRASES_AHEAD_OF_KEYWORD, (
-        f"on the paraphrases, {DEFAULT_MODE} found {default} and keyword alone {keyword}: with the offline "
-        f"embedder the default must find at least {MIN_PARAPHRASES_AHEAD_OF_KEYWORD} more"
+    assert found(by_mode[DEFAULT_MODE], queries) >= found(by_mode["keyword"], queries) - 1
+
+
+# region hybrid-fixture
+RARE = ["einkorn", "koji", "scoby", "levain", "kvass", "natto", "amazake", "tempeh"]
+
+
+def write_fixture_vault(folder: Path) -> list[Query]:
+    """Notes that each explain one rare word, among logs that all say "warm water": the
+    offline embedder, which knows words and not meaning, ranks the logs nearest to
+    "koji with warm water"; keyword search knows "koji" is the rare word that matters."""
+    folder.mkdir()
+    for rare in RARE:
+        (folder / f"{rare.title()}.md").write_text(
+            f"# {rare.title()}\n\nWhat {rare} is, where it comes from, how it is made, and a few ways to use it.\n")
+    for number, word in enumerate("kitchen jar salt sugar flour time day week shelf lid cloth towel".split()):
+        (folder / f"Kitchen log {number}.md").write_text(f"# Kitchen log {number}\n\nWarm water, {word}.\n")
+    return [Query(f"{rare} with warm water", frozenset([f"{rare.title()}.md"]), "words") for rare in RARE]
+
+
+def test_hybrid_finds_what_the_better_of_its_parts_finds(tmp_path):
+    queries = write_fixture_vault(tmp_path / "vault")
+    embedder, _ = make_embedder("hash")
+    with vault_index(embedder, tmp_path / "vault", queries) as index:
+        recall = {mode: evaluate(index, queries, mode)["all"][0] for mode in search.MODES}
+    better = max(recall["keyword"], recall["semantic"])
+    assert recall["hybrid"] >= better - ONE_QUESTION, (
+        f"hybrid found {recall['hybrid']:.2f} of the questions, keyword {recall['keyword']:.2f}, "
+        f"semantic {recall['semantic']:.2f}: fusion loses what one of its parts finds (search.WEIGHTS)"
     )
-
-
-def test_with_a_real_model_keyword_matches_never_displace_its_first_two_chunks():
-    """What the model weights promise (see search.py): the model's first two chunks keep
-    their places, whatever the keyword ranking says, and a keyword match can still
-    lift a chunk the model ranked lower into the top 5."""
-    weights = search.hybrid_weights("ollama/nomic-embed-text")
-    semantic = ["first", "second", "third", "fourth", "fifth", "sixth"]
-    fused = search.reciprocal_rank_fusion({"semantic": semantic, "keyword": ["third", "sixth"]}, weights, search.RRF_K)
-    order = sorted(fused, key=fused.get, reverse=True)
-    assert order[:2] == ["first", "second"]
-    assert order.index("sixth") < 5
+# endregion hybrid-fixture

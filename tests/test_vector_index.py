@@ -532,7 +532,7 @@ def test_hybrid_search_prefers_a_chunk_strong_in_both(tmp_path):
         return [cosine, math.sqrt(1 - cosine * cosine), 0.0]
 
     texts = {
-        "Both.md": ("rye crumb", direction(0.9)),  # second in both rankings
+        "Middle.md": ("rye crumb", direction(0.9)),  # second in both rankings
         "Words.md": ("rye rye crumb crumb", [0.0, 0.0, 1.0]),  # first by keywords, last by meaning
         "Meaning.md": ("a dense dark loaf", direction(1.0)),  # first by meaning, no keyword
     }
@@ -546,7 +546,7 @@ def test_hybrid_search_prefers_a_chunk_strong_in_both(tmp_path):
     assert search(index, embedder, "rye crumb?", limit=1, mode="keyword")[0].path == "Words.md"
     assert search(index, embedder, "rye crumb?", limit=1, mode="semantic")[0].path == "Meaning.md"
     hits = search(index, embedder, "rye crumb?", limit=3)
-    assert hits[0].path == "Both.md"
+    assert hits[0].path == "Middle.md"
     assert hits[0].semantic == pytest.approx(0.9, abs=1e-6) and hits[0].keyword > 0
 
 
@@ -585,11 +585,40 @@ def test_bad_mode_and_empty_queries(tmp_path):
 # endregion search
 
 
+def test_a_generic_faq_section_never_crowds_out_the_note_about_the_question(tmp_path):
+    """A note whose every section is about the question beats a FAQ with one section a
+    little nearer to it: with a real model, a note's mean vector joins its sections'."""
+    def toward(share, other):  # a unit vector with cosine `share` to the question's [1, 0, 0, ...]
+        vector = [0.0] * 6
+        vector[0], vector[other] = share, math.sqrt(1 - share * share)
+        return vector
+
+    texts = {  # text: (note, heading, vector)
+        "Which notes link to this one, in a side panel.": ("Backlinks.md", "Panel", toward(0.6, 1)),
+        "Linked and unlinked mentions, told apart.": ("Backlinks.md", "Mentions", toward(0.6, 2)),
+        "Open a mention where it is written.": ("Backlinks.md", "Settings", toward(0.6, 3)),
+        "Questions people ask about panels and links.": ("FAQ.md", "Panels", toward(0.65, 4)),
+        "Refunds are not possible after thirty days.": ("FAQ.md", "Refunds", toward(0.0, 5)),
+        "The changelog moved to the website.": ("FAQ.md", "Changelog", toward(0.0, 4)),
+    }
+    question = "what shows me the pages that point here?"
+    embedder = TableEmbedder({text: vector for text, (_, _, vector) in texts.items()} | {question: toward(1.0, 1)})
+    embedder.name = "model-table"  # not "hash-...": a real model's weights (search.WEIGHTS)
+    chunks = [chunk(path, text, heading, number=number)
+              for number, (text, (path, heading, _)) in enumerate(texts.items())]
+    index = build(tmp_path, chunks, embedder)
+    for mode in ("semantic", "hybrid"):
+        assert [hit.path for hit in search(index, embedder, question, limit=2, mode=mode)] == [
+            "Backlinks.md", "FAQ.md"], mode
+
+
 # region tokenizer
 @pytest.mark.parametrize(
     "words, form",
     [
-        (["bake", "baked", "bakes", "baking"], "bak"),
+        (["bake", "baked", "bakes", "baking"], "bake"),
+        (["note", "notes", "noted", "noting"], "note"),
+        (["change", "changes", "changed", "changing"], "chang"),
         (["starter", "starters"], "starter"),
         (["proof", "proofed", "proofing", "proofs"], "proof"),
         (["berry", "berries"], "berry"),
@@ -610,7 +639,28 @@ def test_words_that_must_not_shrink():
 
 
 def test_tokenize_drops_stopwords_and_splits_on_punctuation():
-    assert tokenize("The starter's rise, in 2024: crème_fraîche!") == ["starter", "ris", "2024", "crèm", "fraîch"]
+    assert tokenize("The starter's rise, in 2024: crème_fraîche!") == ["starter", "rise", "2024", "crèm", "fraîch"]
+
+
+def test_notes_never_meet_not(tmp_path):
+    """Folding a word's ending must not turn it into another word: "notes" is not "not"."""
+    assert normal_form("notes") != normal_form("not")
+    chunks = [chunk("Bread/Failures.md", "The loaf did not rise, and the crust would not brown."),
+              chunk("Bread/Log.md", "Keep notes on every bake: flour, water, time.")]
+    hits = search(build(tmp_path, chunks), None, "notes", mode="keyword")
+    assert [hit.path for hit in hits] == ["Bread/Log.md"]
+
+
+def test_question_words_never_decide_a_ranking(tmp_path):
+    """How a question is asked ("why does my", "what can I do") says nothing about what it
+    is about: a section full of question words must not beat the one on the subject."""
+    assert tokenize("How do I, what can my, why would you") == []
+    chunks = [chunk("Bread/Starter.md", "A starter that smells of acetone is hungry: feed it more often."),
+              chunk("FAQ.md", "Why? What can I do? How do I know? Why does my question go unanswered? "
+                              "What can you do, and how would I ask?")]
+    hits = search(build(tmp_path, chunks), None, "why does my starter smell, what can I do about it?",
+                  mode="keyword")
+    assert [hit.path for hit in hits] == ["Bread/Starter.md"]
 # endregion tokenizer
 
 

@@ -5,11 +5,12 @@ that says the rare word you typed: a name, a term, a number. Each misses what
 the other finds, so search.py fuses the two.
 
 The tokenizer lower-cases, splits on anything that is not a letter or digit,
-drops a few very common English words (they match nearly every chunk and only
-slow scoring down), and folds some English word forms together, so that
-"starters" finds "starter" and "baking" finds "baked". normal_form is a handful
-of suffix rules, not a real stemmer ("loaves" and "loaf" stay apart). To words
-of four letters or more it does, in order:
+drops the function words of English (articles, pronouns, auxiliaries,
+prepositions, question words: "how do I", "what can my"), which say how a question
+is asked, not what it is about, and folds some English word forms together, so
+that "starters" finds "starter" and "baking" finds "baked". normal_form is a
+handful of suffix rules, not a real stemmer ("loaves" and "loaf" stay apart). To
+words of four letters or more it does, in order:
 
     -ies  -> -y           berries -> berry (and nothing more)
     -sses -> -ss          glasses -> glass
@@ -18,8 +19,11 @@ of four letters or more it does, in order:
                           (not after s, u, i: glass, citrus, basis)
     -ing, -ed dropped     when 3 letters with a vowel remain, and not from -eed (seed, need):
                           proofed, proofing -> proof; a doubled last letter is undone,
-                          stopped -> stop, but not l, s, z: filled -> fill
-    -e    dropped         bake -> bak, so bake, bakes, baked and baking all meet
+                          stopped -> stop, but not l, s, z: filled -> fill; an -e comes
+                          back on a short stem that needs it: baking -> bake
+    -e    dropped         unless the stem is short and ends consonant-vowel-consonant:
+                          change, changed -> chang, but note stays note, or it would
+                          meet "not"
 
 The results are not always words, and need not be: they are only compared with
 each other. Words of other languages pass through lower-cased.
@@ -30,11 +34,20 @@ from collections import Counter, defaultdict
 from functools import lru_cache
 
 WORD = re.compile(r"[^\W_]+")  # letters and digits; the underscore is not part of a word
-STOPWORDS = frozenset(
-    "a an and are as at be but by for from has have in into is it its of on or "
-    "that the their then there these this to was were will with s t".split()  # s, t: from it's, don't
-)
+# Checked before a word is folded, so each is listed as it is written.
+STOPWORDS = frozenset("""
+    a about after again all also am an and any are as at be been before being both but by can
+    could did do does doing done during each either else ever every few for from get gets got had
+    has have having he her here hers him his how i if in into is it its itself just let me might
+    more most much must my myself no nor of off on once only or other our ours out over own same
+    shall she should so some such than that the their theirs them then there these they this
+    those through to too under until up upon us very was we were what when where whether which
+    while who whom whose why will with within without would yet you your yours
+    s t d ll m re ve
+""".split())  # s, t, d, ll, m, re, ve: what is left of it's, don't, I'd, we'll, I'm, you're, I've
 VOWELS = set("aeiouy")
+# A short stem such as "not", "bak", "fil": one vowel, then one consonant that may take an -e.
+SHORT_STEM = re.compile(r"[^aeiouy]*[aeiouy][^aeiouywx]")
 # How much a word counts where it appears: a word in the title or an alias says
 # more about the chunk than the same word in a sentence of the text (which counts 1).
 FIELD_WEIGHTS = {"title": 3, "aliases": 3, "headings": 2, "tags": 2}
@@ -57,16 +70,23 @@ def normal_form(word: str) -> str:
     for suffix in ("ing", "ed"):
         stem = word[: -len(suffix)]
         if word.endswith(suffix) and len(stem) >= 3 and VOWELS & set(stem) and not word.endswith("eed"):
-            word = stem[:-1] if stem[-1] == stem[-2] and stem[-1] not in "lsz" else stem
-            break
-    if word.endswith("e") and len(word) > 3:
+            if stem[-1] == stem[-2] and stem[-1] not in "lsz":
+                return stem[:-1]  # stopped -> stop
+            return stem + "e" if SHORT_STEM.fullmatch(stem) else stem  # baking -> bake
+    if word.endswith("e") and len(word) > 3 and not SHORT_STEM.fullmatch(word[:-1]):
         word = word[:-1]
     return word
 
 
+@lru_cache(maxsize=100_000)
+def index_term(word: str) -> str:
+    """The normal form of a word, or "" for a stopword."""
+    return "" if word.lower() in STOPWORDS else normal_form(word)
+
+
 def tokenize(text: str) -> list[str]:
     """The normal forms of the words in text, in order, without the stopwords."""
-    return [term for term in map(normal_form, WORD.findall(text)) if term not in STOPWORDS]
+    return [term for term in map(index_term, WORD.findall(text)) if term]
 
 
 def matches(text: str, terms) -> list[tuple[int, int, str]]:
