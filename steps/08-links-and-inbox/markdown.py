@@ -417,11 +417,9 @@ def _line_finder(text: str, first_line: int):
 
 
 # region tags
-# A tag is made of letters of any script, digits, emoji, "_", "-" and "/": anything
-# but white space and punctuation: Unicode's general punctuation blocks, and the CJK
-# and full-width marks ("。", "，", "！") that end a sentence written in Chinese or Japanese.
-# The zero-width joiner (U+200D) sits in the general block but is kept: it glues one
-# emoji out of several ("👩‍🍳"), so it is inside a tag, not after it.
+# A tag is made of letters of any script, digits, emoji, "_", "-" and "/": anything but
+# white space and punctuation (Unicode's general block, CJK and full-width marks such as
+# "。" and "，"), except the zero-width joiner U+200D, which glues one emoji ("👩‍🍳").
 _TAG_CHAR = (r"[^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u200c\u200e-\u206f\u2e00-\u2e7f"
              r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
 _TAG = re.compile(rf"#({_TAG_CHAR}+(?:#{_TAG_CHAR}+)*)")
