@@ -160,9 +160,8 @@ def get_note(context: Context, arguments: dict) -> dict:
 
 # region open-note
 def open_note(context: Context, asked: str) -> tuple[str, str, dict]:
-    """The note `asked` names, its text, and how it was found. The exact path comes first,
-    so a path that opened a note before opens the same one; only when no file has that
-    path is it read as a link, [[asked]] written at the vault root, as Obsidian resolves it."""
+    """The note `asked` names, its text, and how it was found: the exact path first, else
+    the note a link [[asked]] written at the vault root leads to."""
     try:
         path, text = context.vault.read_note(asked)
         return path, text, {}
