@@ -1,6 +1,8 @@
 """Steps 8 to 10 over real HTTP, on a temporary vault made for it: get_note opens a note
 by the name its links use, a bare alias is no link (as in Obsidian) but is named as a
 hint, and list_tags counts every tag, nested tags for their parents."""
+import time
+
 import pytest
 
 from helpers import McpClient, rpc, step_modules
@@ -8,6 +10,8 @@ from launch import running_server
 from manifest import find_step
 
 LINK_STEPS = [8, 9, 10]  # the steps whose links.py and tools.py carry this
+WATCHER_FROM = 9
+TIMEOUT = 10.0  # only ever reached when a test fails
 
 NOTES = {
     "Home.md": "[[Table view]] and [[Bases/Views|Table view]]\n\n#work\n",
@@ -37,6 +41,7 @@ def server(request, tmp_path_factory):
         tools = client.send(client.session_id, rpc("tools/list")).json()["result"]["tools"]
         client.schemas = {tool["name"]: tool["outputSchema"] for tool in tools}
         client.validate = validate
+        client.vault, client.step = vault, request.param
         yield client
 
 
@@ -136,3 +141,21 @@ def test_list_tags_counts_notes_per_tag_and_children_count_for_their_parents(ser
 
 def test_list_tags_takes_no_arguments(server):
     assert "Invalid arguments" in refusal(server, "list_tags", prefix="work")
+
+
+# Last, since it adds a note to the module's vault: from step 9 the watcher keeps the graph,
+# and with it link names and tags, current.
+
+def test_a_note_written_while_the_server_runs_opens_by_name_and_brings_its_tags(server):
+    if server.step < WATCHER_FROM:
+        pytest.skip("step 8 reads the graph once, at startup")
+    (server.vault / "Later").mkdir()
+    (server.vault / "Later" / "Arrived late.md").write_text("#late/arrival\n", encoding="utf-8")
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        tags = {tag["tag"]: tag["notes"] for tag in data(server, "list_tags")["tags"]}
+        if "late/arrival" in tags:
+            break
+        time.sleep(0.05)
+    assert tags.get("late") == 1 and tags.get("late/arrival") == 1, tags
+    assert data(server, "get_note", path="arrived LATE")["path"] == "Later/Arrived late.md"
