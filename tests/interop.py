@@ -6,7 +6,8 @@ each client mode (auto: probe the 2026-07-28 era first; legacy: the handshake), 
 temporary copy of the sample vault, it lists the tools, lists and reads notes, sends
 a path that leaves the vault (an isError result), calls a tool that does not exist
 (a JSON-RPC error), and lists and reads resources; from step 7 on it searches in
-each mode, from step 8 on it asks for backlinks, and from step 9 on it writes a
+each mode, from step 8 on it asks for backlinks, opens a note by a link's name and
+lists the tags, and from step 9 on it writes a
 note with create_note and searches until the watcher has indexed it (bounded).
 Then the same conversation with the bundle of make bundle, unpacked and started as
 its manifest says, and with the .pyz of make pyz; and the official MCPB command line
@@ -66,6 +67,13 @@ async def conversation(server, mode: str) -> str:
             assert not linked.is_error, linked
             sources = [link["path"] for link in linked.structured_content["backlinks"]]
             assert "Ferments/Kimchi.md" in sources, sources
+            by_name = await client.call_tool("get_note", {"path": "troubleshooting"})  # a link's name, two notes
+            found = by_name.structured_content or {}
+            assert not by_name.is_error and found["resolvedFrom"] == "troubleshooting", by_name
+            assert found["candidates"] == ["Bread/Troubleshooting.md", "Ferments/Troubleshooting.md"], found
+            tags = await client.call_tool("list_tags", {})
+            counts = {tag["tag"]: tag["notes"] for tag in (tags.structured_content or {}).get("tags", [])}
+            assert not tags.is_error and counts["ferment"] >= counts["ferment/lacto"] > 0, tags
         if "create_note" in names:  # from step 9 on, the watcher indexes what create_note wrote
             await find_what_was_written(client)
         resources = (await client.list_resources()).resources
@@ -103,7 +111,7 @@ def main() -> int:
                 try:
                     version = anyio.run(conversation, target, mode)
                     print(f"ok    {transport:5} {mode:6} spoke {version}: tools, notes, search in 3 modes, isError, -32602, resources"
-                          f"{', backlinks' if newest.number >= 8 else ''}"
+                          f"{', backlinks, a note by link name, tags' if newest.number >= 8 else ''}"
                           f"{', a new note found' if newest.number >= 9 else ''}")
                 except Exception as error:  # report every combination, then fail
                     failures += 1

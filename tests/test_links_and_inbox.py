@@ -173,11 +173,13 @@ def test_the_sample_vault_has_exactly_two_unresolved_links(sample):
     assert sample.unresolved("Bread/Baker's percentages.md") == []
 
 
-def test_an_alias_resolves_a_bare_name_that_no_note_has(sample):
-    # The sample writes [[Sourdough starter|my starter]] (Obsidian's way); a bare [[Starter]] also works here.
-    assert sample.resolve("Starter", "Home.md") == ("Bread/Sourdough starter.md", "alias")
-    assert sample.resolve("mother CULTURE", "Journal/x.md") == ("Bread/Sourdough starter.md", "alias")
-    assert sample.resolve("Napa cabbage kimchi", "Home.md") == ("Ferments/Kimchi.md", "alias")
+def test_a_bare_alias_resolves_to_nothing_but_names_its_note_as_a_hint(sample):
+    # The sample writes [[Sourdough starter|my starter]] (Obsidian's way); Obsidian leaves a bare [[Starter]] unresolved.
+    assert sample.resolve("Starter", "Home.md") == (None, "")
+    assert sample.alias_of("Starter", "Home.md") == "Bread/Sourdough starter.md"
+    assert sample.alias_of("mother CULTURE", "Journal/x.md") == "Bread/Sourdough starter.md"
+    assert sample.alias_of("Napa cabbage kimchi", "Home.md") == "Ferments/Kimchi.md"
+    assert sample.alias_of("Sourdough starter", "Home.md") is None  # a name, not an alias
 
 
 # ---------------------------------------------------------------------------
@@ -235,7 +237,7 @@ def test_relative_links_start_at_the_linking_notes_folder(tmp_path):
                      "../../Focaccia": None, "/Focaccia": "Focaccia.md"}
 
 
-def test_a_note_name_beats_an_alias_and_two_aliases_follow_the_folder_rule(tmp_path):
+def test_a_bare_alias_is_unresolved_and_two_notes_with_it_follow_the_folder_rule_for_the_hint(tmp_path):
     graph = graph_of(tmp_path, {
         "Kitchen/Pot.md": "---\naliases: [Dutch oven]\n---\n",
         "Bread/Cast iron.md": "---\naliases:\n  - Dutch oven\n  - Starter\n---\n",
@@ -244,9 +246,11 @@ def test_a_note_name_beats_an_alias_and_two_aliases_follow_the_folder_rule(tmp_p
         "Home.md": "[[Dutch oven]]",
     })
     assert graph.resolve("Starter", "Bread/Loaf.md") == ("Other/Starter.md", "name")
-    assert graph.resolve("Dutch oven", "Bread/Loaf.md") == ("Bread/Cast iron.md", "alias")
-    assert graph.resolve("Dutch oven", "Home.md") == ("Kitchen/Pot.md", "alias")  # shorter path
-    assert backlink_sources(graph, "Kitchen/Pot.md") == ["Home.md"]
+    assert graph.resolve("Dutch oven", "Bread/Loaf.md") == (None, "")
+    hints = {(l.source, l.link.target): l.alias_of for l in graph.unresolved()}
+    assert hints == {("Bread/Loaf.md", "Dutch oven"): "Bread/Cast iron.md",
+                     ("Home.md", "Dutch oven"): "Kitchen/Pot.md"}  # the shorter path
+    assert backlink_sources(graph, "Kitchen/Pot.md") == [] and backlink_sources(graph, "Bread/Cast iron.md") == []
 
 
 def test_subpaths_do_not_change_the_target(tmp_path):
@@ -345,9 +349,11 @@ def test_editing_links_and_aliases_changes_backlinks(tmp_path):
     root = tmp_path / "vault"
     graph = LinkGraph.build(make_vault(root, {"Pot.md": "", "Home.md": "[[Pot]] [[Dutch oven]]"}))
     assert [l.link.target for l in graph.unresolved()] == ["Dutch oven"]
+    assert graph.unresolved()[0].alias_of is None
     write(root, "Pot.md", "---\naliases: [Dutch oven]\n---\n")
     graph.update_note("Pot.md")
-    assert graph.unresolved() == [] and len(graph.backlinks("Pot.md")) == 2
+    assert [(l.link.target, l.alias_of) for l in graph.unresolved()] == [("Dutch oven", "Pot.md")]
+    assert len(graph.backlinks("Pot.md")) == 1
     write(root, "Home.md", "no links now")
     graph.update_note("Home.md")
     assert graph.backlinks("Pot.md") == []

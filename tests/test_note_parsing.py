@@ -673,6 +673,14 @@ def test_one_section_by_heading_with_its_subsections():
     assert note.section("Day 2#Mixing") is None and note.section("Nowhere") is None and note.section("") is None
 
 
+@pytest.mark.parametrize("wanted", ["Properties", "properties", "[[Properties]]", "Day 1#Properties"])
+def test_a_heading_that_holds_a_link_is_found_by_the_text_it_shows(wanted):
+    text = "## Day 1\n### [[Properties]]\nprops\n### [[Views#Table|Table views]] here\ntable\n"
+    assert section_text(text, wanted) == "### [[Properties]]\nprops"
+    assert section_text(text, "Table views here") == "### [[Views#Table|Table views]] here\ntable"
+    assert section_text(text, "Views") is None  # the target hidden behind shown text is not the heading
+
+
 def test_section_text_skips_levels_in_a_heading_path():
     text = "# A\n## B\n### C\nc text\n# D\n"
     assert section_text(text, "A#C") == "### C\nc text" and section_text(text, "C#A") is None
@@ -859,6 +867,9 @@ def test_a_markdown_link_around_code_is_read_whole():
         # where it ends
         ("#a.b #c, #d! #e? #f: #g; #h) #i'", ["a", "c", "d", "e", "f", "g", "h", "i"]),
         ("#a…b #c—d", ["a", "c"]),  # general punctuation ends a tag too
+        ("#发酵。下一句 #泡菜，好 #味噌！ #a：b #c（d）", ["发酵", "泡菜", "味噌", "a", "c"]),  # CJK punctuation too
+        ("#cook👩\u200d🍳 #x\u200dy", ["cook👩\u200d🍳", "x\u200dy"]),  # a zero-width joiner holds an emoji together
+        ("#a\u200bb #c\u2060d", ["a", "c"]),  # other invisible marks of that block still end a tag
         ("#a/b/c", ["a/b/c"]),
         # what is not a tag
         ("# Heading", []),

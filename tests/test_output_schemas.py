@@ -16,6 +16,12 @@ from launch import running_server
 from manifest import SAMPLE_VAULT, load_steps
 
 STEPS_WITH_OUTPUT_SCHEMAS = [step for step in load_steps() if step.number >= 4]
+# From step 8 on, get_note also opens a note by a link's name, and says how it found it.
+BY_LINK_NAME_FROM = 8
+BY_LINK_NAME = [
+    ("get_note", {"path": "bulk FERMENTATION"}),  # resolvedFrom
+    ("get_note", {"path": "troubleshooting"}),  # two notes of that name: candidates too
+]
 
 # (tool, arguments) pairs; a step calls those of its tools that are listed.
 CALLS = [
@@ -33,6 +39,7 @@ CALLS = [
     ("get_backlinks", {"path": "Ferments/Troubleshooting"}),
     ("get_backlinks", {"path": "Home"}),
     ("related_notes", {"path": "Ferments/Kimchi", "limit": 4}),
+    ("list_tags", {}),
     ("create_note", {"title": "Output schema check", "content": "A note.", "tags": ["test"]}),
     ("reindex", {}),
 ]
@@ -52,7 +59,8 @@ def test_every_structured_result_fits_its_output_schema(step, tmp_path):
         accepted = {tool["name"]: set(tool["inputSchema"].get("properties", {})) for tool in tools}
         assert schemas, f"{step.folder} declares no output schema"
         checked = set()
-        for number, (name, arguments) in enumerate(CALLS, 2):
+        calls = CALLS + (BY_LINK_NAME if step.number >= BY_LINK_NAME_FROM else [])
+        for number, (name, arguments) in enumerate(calls, 2):
             if name not in schemas or not set(arguments) <= accepted[name]:  # a tool or argument of a later step
                 continue
             call = rpc("tools/call", id=number, name=name, arguments=arguments)

@@ -33,10 +33,11 @@ SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.8.0
 CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}}
 INSTRUCTIONS = (
     "This server reads the user's Obsidian vault, a folder of Markdown notes. "
-    "search_vault finds the sections that answer a question; get_note reads a note, with its "
-    "properties, tags, links and headings, or just the section under one heading; get_backlinks "
-    "and related_notes show how notes connect; list_notes gives the notes' paths. create_note "
-    "saves a new note in the inbox, the one thing this server writes."
+    "search_vault finds the sections that answer a question; get_note reads a note, by its path "
+    "or the name its links use, with its properties, tags, links and headings, or just the "
+    "section under one heading; get_backlinks and related_notes show how notes connect; "
+    "list_notes gives the notes' paths, list_tags the tags. create_note saves a new note in the "
+    "inbox, the one thing this server writes."
 )
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 # 2026-07-28 lets a result say how long a client may cache it. The tools and the

@@ -250,7 +250,14 @@ def section_text(text: str, subpath: str) -> str | None:
 
 
 def _heading_key(heading: str) -> str:
-    return " ".join(heading.split()).lower()
+    """A heading as compared. A link in it counts by the text it shows: `### [[Properties]]`
+    is found as "Properties", since a link's subpath cannot hold "[[" (and as written too)."""
+    shown = _WIKILINK_IN_HEADING.sub(lambda found: found.group(2) or found.group(1), heading)
+    return " ".join(shown.split()).lower()
+
+
+# [[Target]], [[Target#Heading]] or [[Target|shown text]] inside a heading's text.
+_WIKILINK_IN_HEADING = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 
 
 def _ends_with_chain(path: list[str], wanted: list[str]) -> bool:
@@ -410,9 +417,11 @@ def _line_finder(text: str, first_line: int):
 
 
 # region tags
-# A tag is made of letters of any script, digits, emoji, "_", "-" and "/": anything
-# but white space and punctuation (Unicode's general punctuation blocks included).
-_TAG_CHAR = r"[^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u206f\u2e00-\u2e7f]"
+# A tag is made of letters of any script, digits, emoji, "_", "-" and "/": anything but
+# white space and punctuation (Unicode's general block, CJK and full-width marks such as
+# "。" and "，"), except the zero-width joiner U+200D, which glues one emoji ("👩‍🍳").
+_TAG_CHAR = (r"[^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u200c\u200e-\u206f\u2e00-\u2e7f"
+             r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
 _TAG = re.compile(rf"#({_TAG_CHAR}+(?:#{_TAG_CHAR}+)*)")
 _TAG_NAME = re.compile(rf"{_TAG_CHAR}+")
 _DIGITS = re.compile(r"[0-9]+")

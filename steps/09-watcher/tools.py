@@ -19,7 +19,7 @@ from resources import title_of
 from schema import check_schema, defaults, validate
 from inbox import create_note
 from related import related_notes
-from vault import Vault, VaultError, page, path_to_uri, shown
+from vault import NoteNotFound, Vault, VaultError, page, path_to_uri, shown
 from vault_index import NotReady, VaultIndex
 
 log = logging.getLogger("tools")
@@ -133,10 +133,11 @@ LIST_NOTES = Tool(
 
 # region get-note
 def get_note(context: Context, arguments: dict) -> dict:
-    path, text = context.vault.read_note(arguments["path"])
+    path, text, found_by = open_note(context, arguments["path"])
     note = parse_note(title_of(path), text)
     result = {
         "path": path,
+        **found_by,
         "title": note.title,
         "frontmatter": json_ready(note.frontmatter),
         "tags": [tag.name for tag in note.tags],
@@ -155,6 +156,37 @@ def get_note(context: Context, arguments: dict) -> dict:
             raise VaultError(f"{path} has no heading {shown(heading)}; its headings: {headings}")
         result["heading"], result["text"] = heading, section
     return result
+
+
+# region open-note
+def open_note(context: Context, asked: str) -> tuple[str, str, dict]:
+    """The note `asked` names, its text, and how it was found: the exact path first, else
+    the note a link [[asked]] written at the vault root leads to."""
+    try:
+        path, text = context.vault.read_note(asked)
+        return path, text, {}
+    except NoteNotFound as not_found:
+        missing = not_found
+    graph = context.index.link_graph()
+    target, _ = graph.resolve(asked, VAULT_ROOT)
+    if target is None:
+        raise NoteNotFound(f"{missing}{alias_hint(graph, asked)}")
+    path, text = context.vault.read_note(target)  # through the vault's checks, like any path
+    found_by = {"resolvedFrom": asked}
+    candidates = graph.candidates(asked)
+    if len(candidates) > 1:  # the link picks one; the model should know of the others
+        found_by["candidates"] = candidates
+    return path, text, found_by
+# endregion open-note
+
+
+VAULT_ROOT = ""  # a link "written at the vault root": the folder rule prefers notes there
+
+
+def alias_hint(graph, target: str) -> str:
+    """For a name that is only an alias: which note has it (Obsidian does not open it either)."""
+    note = graph.alias_of(target, VAULT_ROOT)
+    return f"; but {shown(target)} is an alias of {note}: open that path" if note else ""
 
 
 def link_data(link: Link) -> dict:
@@ -196,15 +228,18 @@ GET_NOTE = Tool(
         "Read one note of the user's Obsidian vault. Returns its properties (frontmatter), tags, "
         "aliases, outgoing links, outline of headings, and its Markdown text without the "
         'properties. `path` is relative to the vault, e.g. "Bread/Focaccia.md" (".md" may be left '
-        'out), as list_notes gives it. Give `heading` (e.g. "Shaping", or "Day 2#Timing" for a '
-        "heading under another) to get only that section's text. A path that leaves the vault is "
-        "refused."
+        'out), as list_notes gives it, or a link target as links name notes, e.g. "focaccia": '
+        "then `path` in the result is the note opened, `resolvedFrom` what was asked, and "
+        "`candidates` every note of that name when there are several. Give `heading` (e.g. "
+        '"Shaping", or "Day 2#Timing" for a heading under another) to get only that section\'s '
+        "text. A path that leaves the vault is refused."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 1024,
-                     "description": 'The note\'s path in the vault, e.g. "Bread/Focaccia.md".'},
+                     "description": 'The note\'s path in the vault, e.g. "Bread/Focaccia.md", or a link '
+                                    'target, e.g. "Focaccia".'},
             "heading": {"type": "string", "minLength": 1, "maxLength": 1024,
                         "description": "Only the section under this heading, as the outline shows it."},
         },
@@ -214,7 +249,10 @@ GET_NOTE = Tool(
     output_schema={
         "type": "object",
         "properties": {
-            "path": {"type": "string"},
+            "path": {"type": "string", "description": "the note opened"},
+            "resolvedFrom": {"type": "string", "description": "what was asked, when it was read as a link"},
+            "candidates": {"type": "array", "items": {"type": "string"},
+                           "description": "every note the link could mean, when more than one"},
             "title": {"type": "string"},
             "frontmatter": {"type": "object"},
             "frontmatterError": {"type": "string", "description": "why the properties could not be read"},
@@ -325,8 +363,12 @@ def get_backlinks(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])  # judged like any path from a model
     graph = context.index.link_graph()
     backlinks = [{"path": b.source, "line": b.line, "context": b.context} for b in graph.backlinks(path)]
-    unresolved = sorted({r.link.target for r in graph.unresolved(path)})
-    return {"path": path, "backlinks": backlinks, "unresolved": unresolved}
+    missing = graph.unresolved(path)
+    result = {"path": path, "backlinks": backlinks, "unresolved": sorted({r.link.target for r in missing})}
+    alias_of = {r.link.target: r.alias_of for r in missing if r.alias_of}
+    if alias_of:
+        result["aliasOf"] = alias_of
+    return result
 
 
 GET_BACKLINKS = Tool(
@@ -335,8 +377,10 @@ GET_BACKLINKS = Tool(
     description=(
         "List the notes of the user's Obsidian vault that link to one note, each with the line "
         "that links and that line's text, resolved as Obsidian resolves links (an exact path, then "
-        "a note of that name in the linking note's folder, then the shortest path; aliases too). "
-        "`unresolved` lists the note's own links that lead to no note. `path` as list_notes gives it."
+        "a note of that name in the linking note's folder, then the shortest path). `unresolved` "
+        "lists the note's own links that lead to no note; `aliasOf` names, for those that are "
+        "another note's alias, that note: Obsidian resolves no bare alias, [[Note|alias]] is the "
+        "link to write. `path` as list_notes gives it."
     ),
     input_schema={
         "type": "object",
@@ -352,6 +396,8 @@ GET_BACKLINKS = Tool(
                 "path": {"type": "string"}, "line": {"type": "integer"}, "context": {"type": "string"}},
                 "required": ["path", "line", "context"]}},
             "unresolved": {"type": "array", "items": {"type": "string"}},
+            "aliasOf": {"type": "object", "additionalProperties": {"type": "string"},
+                        "description": "unresolved target -> the note that has it as an alias"},
         },
         "required": ["path", "backlinks", "unresolved"],
     },
@@ -403,6 +449,35 @@ RELATED_NOTES = Tool(
 )
 
 
+def list_tags(context: Context, arguments: dict) -> dict:
+    counts = context.index.link_graph().tag_counts()
+    return {"tags": [{"tag": tag, "notes": counts[tag]} for tag in sorted(counts)]}
+
+
+LIST_TAGS = Tool(
+    name="list_tags",
+    title="List the tags",
+    description=(
+        "List every tag of the user's Obsidian vault (in the text or the tags property), in lower "
+        "case as tags compare, sorted, each with the number of notes that have it. A note tagged "
+        '"work/tasks" counts for "work" too. Pass a tag to search_vault\'s `tag` to find its notes.'
+    ),
+    input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+    output_schema={
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array", "items": {"type": "object", "properties": {
+                "tag": {"type": "string", "description": 'without "#", e.g. "ferment/lacto"'},
+                "notes": {"type": "integer", "description": "how many notes have it or a tag under it"}},
+                "required": ["tag", "notes"]}},
+        },
+        "required": ["tags"],
+    },
+    run=list_tags,
+    annotations=READ_ONLY,
+)
+
+
 # region create-note
 def new_note(context: Context, arguments: dict) -> dict:
     path = create_note(context.vault, context.inbox, arguments["title"], arguments["content"], arguments.get("tags"))
@@ -442,4 +517,4 @@ CREATE_NOTE = Tool(
 # endregion create-note
 
 TOOLS = {tool.name: tool for tool in [LIST_NOTES, GET_NOTE, SEARCH_VAULT, GET_BACKLINKS, RELATED_NOTES,
-                                      CREATE_NOTE, REINDEX]}
+                                      LIST_TAGS, CREATE_NOTE, REINDEX]}

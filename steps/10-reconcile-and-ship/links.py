@@ -18,9 +18,10 @@ Decisions:
   Unicode spelling (NFC): macOS may store "Crème" decomposed, a model types it composed.
 - Aliases: Obsidian's help says a link to an alias is written [[Target|alias]] and
   that Obsidian itself writes it so; that is an ordinary link to Target here. A bare
-  [[alias]] is left unresolved by Obsidian, but its author plainly meant the note, so
-  it resolves here when no note of that name or path exists, and says so (via "alias").
-  Two notes with the same alias: the same-folder, then shortest-path rule decides.
+  [[alias]] is left unresolved, as Obsidian leaves it (a backlink Obsidian does not
+  show would mislead), but it names the note whose alias it is as a hint (alias_of),
+  so the author can be told which link to write. Two notes with that alias: the
+  same-folder, then shortest-path rule picks the one named.
 - Attachments: a target that is no note but ends in a file extension Obsidian opens
   (.png, .pdf, .canvas, ... see ATTACHMENT_EXTENSIONS; also .csv) is an attachment. It
   is reported as such by outgoing(), never counted as unresolved, and never part of the
@@ -33,12 +34,13 @@ Decisions:
   Links are resolved when asked, with a few dictionary lookups each. So adding
   "Ferments/Troubleshooting.md" re-points every bare [[Troubleshooting]] in Ferments/ at
   once, with nothing to recompute; update_note and remove_note touch one note's entries.
-  backlinks() looks only at the links whose last path segment is the note's name or one
-  of its aliases (linkers_by_name), so it costs the links that could point at the note,
-  not the whole vault. A rename is remove_note(old) then update_note(new).
+  backlinks() looks only at the links whose last path segment is the note's name
+  (linkers_by_name), so it costs the links that could point at the note, not the
+  whole vault. A rename is remove_note(old) then update_note(new).
 """
 import threading
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -58,7 +60,7 @@ ATTACHMENT_EXTENSIONS = frozenset({
 CONTEXT_CHARS = 200  # how much of the linking line a backlink shows
 
 # How a link found its note (ResolvedLink.via).
-SELF, PATH, NAME, ALIAS = "self", "path", "name", "alias"
+SELF, PATH, NAME = "self", "path", "name"
 # What a link points at (ResolvedLink.kind).
 NOTE, ATTACHMENT, UNRESOLVED = "note", "attachment", "unresolved"
 
@@ -77,15 +79,18 @@ class ResolvedLink:
     context: str
     kind: str  # NOTE, ATTACHMENT or UNRESOLVED
     target: str | None  # the note's vault path when kind is NOTE, else None
-    via: str = ""  # how the note was found: SELF, PATH, NAME or ALIAS
+    via: str = ""  # how the note was found: SELF, PATH or NAME
+    alias_of: str | None = None  # UNRESOLVED only: the note that has the target as an alias
 
 
 @dataclass
 class NoteLinks:
-    """What the graph keeps of one note: its aliases and its links, as written."""
+    """What the graph keeps of one note: its aliases, its links as written, and its tags
+    (the graph reads every note and hears of every change, so list_tags asks it too)."""
 
     aliases: list[str]
     links: list[tuple[Link, str]]  # each link with its context line
+    tags: list[str]  # each tag once, with its parents: "work/tasks" gives "work" too
 
 
 def key(text: str) -> str:
@@ -186,7 +191,8 @@ class LinkGraph:
     # region resolve
     def resolve(self, target: str, source: str) -> tuple[str | None, str]:
         """The note a link target written in `source` points at, and how it was found
-        (SELF, PATH, NAME or ALIAS); (None, "") when no note matches."""
+        (SELF, PATH or NAME); (None, "") when no note matches. Aliases are not names
+        (see alias_of)."""
         with self.lock:
             if not target:
                 return source, SELF
@@ -201,11 +207,27 @@ class LinkGraph:
             named = self.same_name(wanted)
             if named:
                 return pick(named, source), NAME
-            aliased = self.by_alias.get(key(wanted))
-            if aliased:
-                return pick(aliased, source), ALIAS
             return None, ""
     # endregion resolve
+
+    def alias_of(self, target: str, source: str) -> str | None:
+        """The note that has this link target as an alias, if any: the hint an unresolved
+        [[alias]] carries."""
+        with self.lock:
+            aliased = self.by_alias.get(key(target))
+            return pick(aliased, source) if aliased else None
+
+    def candidates(self, target: str) -> list[str]:
+        """Every note a link target written at the vault root could mean: the exact path,
+        else the notes of that name, sorted. resolve picks one of them."""
+        with self.lock:
+            wanted = vault_rooted(target, "")
+            if wanted is None:
+                return []
+            exact = self.by_path.get(path_key(wanted))
+            if exact or target.startswith(("./", "../")):
+                return sorted(exact or ())
+            return sorted(self.same_name(wanted))
 
     def same_name(self, wanted: str) -> set[str]:
         """The notes named like the target's last segment; for "Folder/Note", only those
@@ -221,8 +243,9 @@ class LinkGraph:
         target, via = self.resolve(link.target, source)
         if target is not None:
             return ResolvedLink(source, link, context, NOTE, target, via)
-        kind = ATTACHMENT if extension_of(link.target) in ATTACHMENT_EXTENSIONS else UNRESOLVED
-        return ResolvedLink(source, link, context, kind, None)
+        if extension_of(link.target) in ATTACHMENT_EXTENSIONS:
+            return ResolvedLink(source, link, context, ATTACHMENT, None)
+        return ResolvedLink(source, link, context, UNRESOLVED, None, alias_of=self.alias_of(link.target, source))
 
     def __contains__(self, path: str) -> bool:
         return path in self.notes
@@ -249,13 +272,12 @@ class LinkGraph:
     def backlinks(self, path: str) -> list[Backlink]:
         """The links from other notes that resolve to this one, by source path and line."""
         with self.lock:
-            entry = self.entry(path)
-            names = {name_key(path)} | {name_key(alias) for alias in entry.aliases}
-            sources = set().union(*(self.linkers_by_name.get(name, set()) for name in names))
+            self.entry(path)  # refuses a note the graph does not know
+            name = name_key(path)
             found = []
-            for source in sources - {path}:
+            for source in self.linkers_by_name.get(name, set()) - {path}:
                 for link, context in self.notes[source].links:
-                    if name_key(link.target) in names and self.resolve(link.target, source)[0] == path:
+                    if name_key(link.target) == name and self.resolve(link.target, source)[0] == path:
                         found.append(Backlink(source, link.line, context, link))
             return sorted(found, key=lambda backlink: (backlink.source, backlink.line))
     # endregion backlinks
@@ -272,6 +294,12 @@ class LinkGraph:
             ]
             return [link for link in links if link.kind == UNRESOLVED]
 
+    def tag_counts(self) -> dict[str, int]:
+        """Every tag of the vault (lower case, as tags compare) and how many notes have
+        it; a note tagged "work/tasks" counts for "work" too, once however many children."""
+        with self.lock:
+            return dict(Counter(tag for entry in self.notes.values() for tag in entry.tags))
+
     def neighbours(self, path: str) -> tuple[set[str], set[str]]:
         """(the notes this one links to, the notes that link to it); never itself."""
         with self.lock:
@@ -281,10 +309,11 @@ class LinkGraph:
 
 
 def read_entry(path: str, text: str) -> NoteLinks:
-    """Parse a note (step 5) and keep what the graph needs: aliases, links, their lines."""
+    """Parse a note (step 5) and keep what the graph needs: aliases, links, their lines, tags."""
     note = parse_note(name_of(path).removesuffix(".md"), text)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as parse_note numbers them
-    return NoteLinks(note.aliases, [(link, context_of(link, lines)) for link in note.links])
+    links = [(link, context_of(link, lines)) for link in note.links]
+    return NoteLinks(note.aliases, links, sorted(note.tag_keys()))
 
 
 def vault_rooted(target: str, source: str) -> str | None:

@@ -38,10 +38,11 @@ CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": True
 # endregion capabilities
 INSTRUCTIONS = (
     "This server reads the user's Obsidian vault, a folder of Markdown notes. "
-    "search_vault finds the sections that answer a question; get_note reads a note, with its "
-    "properties, tags, links and headings, or just the section under one heading; get_backlinks "
-    "and related_notes show how notes connect; list_notes gives the notes' paths. create_note "
-    "saves a new note in the inbox, the one thing this server writes."
+    "search_vault finds the sections that answer a question; get_note reads a note, by its path "
+    "or the name its links use, with its properties, tags, links and headings, or just the "
+    "section under one heading; get_backlinks and related_notes show how notes connect; "
+    "list_notes gives the notes' paths, list_tags the tags. create_note saves a new note in the "
+    "inbox, the one thing this server writes."
 )
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 # 2026-07-28 lets a result say how long a client may cache it. The tools and the
