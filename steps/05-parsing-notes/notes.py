@@ -80,7 +80,6 @@ def parse_note(title: str, text: str) -> Note:
 # endregion parse-note
 
 
-# region properties
 COMMAS = r","  # an alias may hold spaces: "aliases: Bulk, First rise"
 COMMAS_AND_SPACES = r"[,\s]+"  # a tag or class cannot: "tags: a, b" or "tags: a b"
 
@@ -113,7 +112,6 @@ def property_tags(properties: dict) -> list[str]:
     """The tag names in `tags`, in any form; a leading # is dropped, invalid names too."""
     names = (name.lstrip("#") for name in property_list(properties.get("tags"), COMMAS_AND_SPACES))
     return [name for name in names if is_tag_name(name)]
-# endregion properties
 
 
 def unique_tags(tags: list[Tag]) -> list[Tag]:
@@ -124,7 +122,6 @@ def unique_tags(tags: list[Tag]) -> list[Tag]:
     return list(seen.values())
 
 
-# region property-links
 def property_links(properties: dict, key_lines: dict[str, int]) -> list[Link]:
     """The [[links]] written in property values ("[[Note]]", lists of them, nested maps)."""
     links = []
@@ -134,7 +131,6 @@ def property_links(properties: dict, key_lines: dict[str, int]) -> list[Link]:
                 link.from_property, link.line = key, key_lines.get(key, 1)
                 links.append(link)
     return links
-# endregion property-links
 
 
 def _texts(value) -> list[str]:

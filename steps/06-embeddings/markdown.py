@@ -201,6 +201,7 @@ def find_headings(text: str, first_line: int = 1, masked: str | None = None) -> 
             title = _CLOSING_HASHES.sub("", line[found.end() :].strip())
             headings.append(Heading(len(found.group(1)), title.strip(), first_line + number))
     return headings
+# endregion headings
 
 
 def split_sections(text: str, first_line: int = 1, masked: str | None = None) -> list[Section]:
@@ -225,7 +226,6 @@ def split_sections(text: str, first_line: int = 1, masked: str | None = None) ->
         headings_above = [title for _, title in path]
         sections.append(Section(heading.text, heading.level, headings_above, heading.line, "\n".join(own)))
     return sections
-# endregion headings
 
 
 def section_text(text: str, subpath: str) -> str | None:
@@ -339,7 +339,6 @@ def _cut(line: int, piece: str, budget: int, joiner: str) -> list[tuple[int, str
 _SPACES = re.compile(" *")
 
 
-# region links
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 _MARKDOWN_LINK = re.compile(
     r"(!?)\[([^\[\]\n]*)\]\(\s*(<[^<>\n]*>|(?:[^()\s]|\([^()\s]*\))+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
@@ -365,7 +364,6 @@ def find_links(text: str, first_line: int = 1, masked: str | None = None) -> lis
     for start, link in links:
         link.line = line_of(start)
     return [link for _, link in links]
-# endregion links
 
 
 def wikilinks_in(text: str) -> list[Link]:

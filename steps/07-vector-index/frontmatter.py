@@ -346,7 +346,6 @@ def _plain_or_quoted_key(content: str) -> tuple[str, int] | None:
     return key, match.end()
 
 
-# region properties
 def _properties(text: str) -> tuple[str, bool]:
     """Drop `&anchor` and `!tag` before a value: (the value's text, whether it was `!!str`).
 
@@ -359,7 +358,6 @@ def _properties(text: str) -> tuple[str, bool]:
         as_text = as_text or name == "!!str"
         text = text[len(name) :].lstrip(" \t")
     return text, as_text
-# endregion properties
 
 
 def _strip_comment(text: str) -> str:
@@ -378,7 +376,6 @@ def _check_plain(text: str, line: int, first: bool = False) -> str:
     return text
 
 
-# region scalars
 _NULLS = {"", "~", "null", "Null", "NULL"}
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
@@ -402,7 +399,6 @@ def _resolve(text: str):
     if _INF_NAN.fullmatch(text):
         return float(text.replace(".", "", 1))  # ".inf" -> "inf", which float() reads
     return text
-# endregion scalars
 
 
 def _block_text(lines: list[str], style: str, chomp: str, final_break: bool = True) -> str:
