@@ -453,7 +453,6 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-# region event-stream
 class EventStream:
     """An SSE answer to one request: notifications while it runs, then its response.
 
@@ -473,7 +472,6 @@ class EventStream:
     def finish(self, response: dict, headers: dict) -> None:
         self.send(response, headers)
         self.handler.end_stream()
-# endregion event-stream
 
 
 def host_of(authority: str) -> str | None:

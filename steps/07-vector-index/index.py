@@ -377,7 +377,6 @@ class Index:
         ProgressLine. The old index stays whole until the new one is complete."""
         directory = Path(directory)
         notes = group_by_note(chunks)
-        # region build
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
@@ -402,7 +401,6 @@ class Index:
         manifest = {"format": FORMAT, "embedder": embedder.name, "dimension": embedder.dimension}
         write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
         remove_other_generations(directory, generation)
-        # endregion build
         return index
 
     def update_note(self, path: str, chunks: list[Chunk], vectors) -> None:

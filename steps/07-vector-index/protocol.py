@@ -142,7 +142,6 @@ class Session:
     initialized: bool = False  # the client has sent notifications/initialized
 
 
-# region progress
 class Progress:
     """Tells the client how far a long request has got, if it asked to be told.
 
@@ -158,6 +157,7 @@ class Progress:
         self.notify = notify if isinstance(self.token, (str, int)) and not isinstance(self.token, bool) else None
         self.last = None
 
+    # region progress
     def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
         if self.notify is None or (self.last is not None and done <= self.last):
             return

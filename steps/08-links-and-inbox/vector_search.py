@@ -150,7 +150,6 @@ def nearest_exact(query, vectors, rows, k: int) -> list[tuple[float, int]]:
     return heapq.nlargest(k, scored)
 
 
-# region nearest
 def nearest_sketched(query, vectors, sketches, rows, k: int, shortlist: int = SHORTLIST) -> list[tuple[float, int]]:
     """The k best (cosine, row) among `rows`: shortlist by sketch distance, then score in full.
 
@@ -171,4 +170,3 @@ def nearest_sketched(query, vectors, sketches, rows, k: int, shortlist: int = SH
     offset = ZERO * math.fsum(query)
     scored = ((cosine(query, offset, vectors[row]), row) for row in rows if vectors[row] is not None)
     return heapq.nlargest(k, scored)
-# endregion nearest

@@ -49,6 +49,7 @@ WEIGHTS = {  # by the kind of embedder that made the index; chosen with make eva
     "static": {"semantic": 1.0, "keyword": 1.0, "note": 0.5},  # the offline static table of chapter 6
     "model": {"semantic": 2.0, "keyword": 1.0, "note": 0.25},  # a real embedding model: Ollama's
 }
+# endregion weights
 
 
 def embedder_kind(embedder_name: str) -> str:
@@ -60,7 +61,6 @@ def embedder_kind(embedder_name: str) -> str:
 
 def hybrid_weights(embedder_name: str) -> dict[str, float]:
     return WEIGHTS[embedder_kind(embedder_name)]
-# endregion weights
 
 
 CHUNKS_PER_NOTE = 4  # first guess at how many chunks to fetch per note wanted

@@ -162,7 +162,6 @@ class VaultIndex:
             raise NotReady(f"The link graph {reason}; try again in a moment")
         return self.links
 
-    # region wait
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
         self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is ready before the client notices
         index = self.index  # one read: a rebuild may swap it meanwhile
@@ -172,4 +171,3 @@ class VaultIndex:
             building = f"{self.done} of {self.total} notes done" if self.total else "starting"
             raise NotReady(f"The search index is still being built ({building}); try again in a moment")
         return search(index, self.embedder, query, limit, folder, tag, mode)
-    # endregion wait

@@ -410,7 +410,6 @@ class Index:
         notes = group_by_note(chunks)
         for path in meta:
             notes.setdefault(path, [])
-        # region build
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
@@ -438,7 +437,6 @@ class Index:
         manifest = {"format": FORMAT, "embedder": embedder.name, "dimension": embedder.dimension}
         write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
         remove_other_generations(directory, generation)
-        # endregion build
         return index
 
     def update_note(self, path: str, chunks: list[Chunk], vectors, meta: dict | None = None) -> None:
