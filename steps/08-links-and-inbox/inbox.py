@@ -151,7 +151,6 @@ def not_reserved(name: str) -> str:
     return name
 
 
-# region cut
 REGIONAL_INDICATORS = "".join(chr(code) for code in range(0x1F1E6, 0x1F200))  # the letters of flags
 
 
@@ -166,7 +165,6 @@ def cut_to_bytes(text: str, limit: int) -> str:
     # A flag is two regional indicators (🇫🇷 is F and R): an odd number at the end is half a flag.
     indicators = len(cut) - len(cut.rstrip(REGIONAL_INDICATORS))
     return cut[:-1] if indicators % 2 else cut
-# endregion cut
 
 
 def belongs_to_previous(char: str) -> bool:
@@ -205,7 +203,6 @@ def valid_tag(name) -> bool:
     )
 
 
-# region note-text
 def note_text(title: str, content: str, tags: list[str], today: datetime.date) -> str:
     """Our properties block, then the content as the body. Checked by reading it back."""
     lines = ["---", f"created: {today.isoformat()}"]
@@ -218,7 +215,6 @@ def note_text(title: str, content: str, tags: list[str], today: datetime.date) -
     if written.frontmatter_error or [tag.name for tag in written.tags if tag.in_frontmatter] != tags:
         raise InboxError(f"The tags {shown(tags)} cannot be written as properties safely; leave them out")
     return text
-# endregion note-text
 
 
 def check_content(content) -> str:
@@ -311,7 +307,6 @@ LOCK_WAIT_SECONDS = 10
 _creating = threading.Lock()  # the threads of this process, one at a time
 
 
-# region inbox-lock
 @contextmanager
 def inbox_lock(folder: Path):
     """Hold the inbox's lock while a name is checked and created.
@@ -334,7 +329,6 @@ def inbox_lock(folder: Path):
                 unlock_file(fd)
         finally:
             os.close(fd)
-# endregion inbox-lock
 
 
 def wait_for_lock(fd: int) -> None:
