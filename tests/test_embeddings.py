@@ -18,21 +18,23 @@ from pathlib import Path
 
 import pytest
 
-STEP = Path(__file__).resolve().parent.parent / "steps" / "06-embeddings"
-sys.path.insert(0, str(STEP))
+from helpers import STEPS_DIR, step_modules
 
-import embeddings  # noqa: E402
-from embeddings import make_embedder  # noqa: E402
-from hash_embedder import HashEmbedder, slot, word_form, words  # noqa: E402
-from ollama_client import (  # noqa: E402
-    DEFAULT_URL,
-    DOCUMENT_PREFIX,
-    QUERY_PREFIX,
-    OllamaEmbedder,
-    OllamaError,
-    ollama_url,
-)
-from vectors import cosine, dot, norm, normalise  # noqa: E402
+STEP = STEPS_DIR / "06-embeddings"
+with step_modules(STEP):
+    import embeddings
+    import vectors
+    from embeddings import make_embedder
+    from hash_embedder import HashEmbedder, slot, word_form, words
+    from ollama_client import (
+        DEFAULT_URL,
+        DOCUMENT_PREFIX,
+        QUERY_PREFIX,
+        OllamaEmbedder,
+        OllamaError,
+        ollama_url,
+    )
+    from vectors import cosine, dot, norm, normalise
 
 MODEL_NOT_FOUND = {"error": "model 'nomic-embed-text' not found"}  # as Ollama answers /api/embed
 
@@ -529,8 +531,6 @@ def test_queries_and_documents_are_embedded_alike():
 
 
 def test_dot_uses_sumprod_where_python_has_it():
-    import vectors
-
     assert (vectors._sumprod is getattr(math, "sumprod", None)) == hasattr(math, "sumprod")
     a, b = [0.5, -1.0, 2.0], [4.0, 3.0, 0.25]
     assert dot(a, b) == pytest.approx(sum(x * y for x, y in zip(a, b)))

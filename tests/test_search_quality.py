@@ -6,8 +6,10 @@ beating keyword search alone on the questions that avoid the note's words. The
 index builds in well under a second, so these run with the rest of the suite.
 """
 import pytest
+from helpers import STEPS_DIR, step_modules
 
-from eval import DEFAULT_MODE, load_queries, make_embedder, rank_of_answer, sample_index, search
+with step_modules(STEPS_DIR / "07-vector-index"):
+    from eval import DEFAULT_MODE, load_queries, make_embedder, rank_of_answer, sample_index, search
 
 # Measured when RRF_K and WEIGHTS were chosen (make eval): the default mode found the
 # right note among the first 5 for 24 of the 42 questions (recall@5 0.57), 13 of

@@ -4,26 +4,25 @@ Real files in temporary vaults; real symlinks where the system allows them.
 """
 import os
 import random
-import sys
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from helpers import STEPS_DIR, step_modules
+from manifest import SAMPLE_VAULT
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "steps" / "04-tools-and-notes"))
-
-from manifest import SAMPLE_VAULT  # noqa: E402
-from vault import (  # noqa: E402
-    MAX_NOTE_BYTES,
-    InvalidCursor,
-    NoteNotFound,
-    Vault,
-    VaultError,
-    page,
-    path_to_uri,
-    uri_to_path,
-)
+with step_modules(STEPS_DIR / "04-tools-and-notes"):
+    from vault import (
+        MAX_NOTE_BYTES,
+        InvalidCursor,
+        NoteNotFound,
+        Vault,
+        VaultError,
+        page,
+        path_to_uri,
+        uri_to_path,
+    )
 
 NOTES = {
     "Home.md": "# Home\n",
