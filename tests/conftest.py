@@ -1,4 +1,15 @@
-"""Shared fixtures: real step servers on free ports. And the order the suite runs in."""
+"""Shared fixtures: real step servers on free ports. And the order the suite runs in.
+
+Every test must pass whatever ran before it, so:
+
+- A test imports a step's modules only inside `with helpers.step_modules(folder):`
+  (see its docstring), never by putting a step folder on sys.path.
+- `--order=reverse` runs the files, and the tests in each file, last first;
+  `--order=shuffle` runs them in a random order, printed in the header as
+  `shuffle:SEED`, and `--order=shuffle:SEED` runs that order again. The files are
+  shuffled, then the tests inside each file, so a file's servers start only once.
+"""
+import random
 import sys
 from pathlib import Path
 
@@ -12,18 +23,60 @@ from launch import running_server  # noqa: E402
 from manifest import find_step  # noqa: E402
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--order", default="files", metavar="files|reverse|shuffle[:SEED]",
+        help="run the test files as collected, last first, or shuffled (SEED replays a shuffle)",
+    )
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "drift: compares the repository with itself (quoted code, snapshot copies, recorded transcripts)",
     )
+    config.addinivalue_line("markers", "slow: left out of the extra shuffled pass that .ci/run makes")
+    config.option.order = with_seed(config.option.order)
 
 
-def pytest_collection_modifyitems(items):
-    """Behaviour first, drift last. A bug in a step also makes its quoted code, its
-    copies and its transcripts differ; run first, those tests would hide the test
-    that names the behaviour, and `pytest -x` would stop there."""
+def with_seed(order: str) -> str:
+    """The --order value, with a fresh seed when shuffle names none."""
+    if order in ("files", "reverse"):
+        return order
+    if order == "shuffle":
+        return f"shuffle:{random.randrange(10**6)}"
+    name, _, seed = order.partition(":")
+    if name != "shuffle" or not seed.isdigit():
+        raise pytest.UsageError(f"--order={order}: expected files, reverse, shuffle or shuffle:SEED (digits)")
+    return order
+
+
+def pytest_report_header(config):
+    return f"order: {config.option.order} (repeat it with --order={config.option.order})"
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own reordering, so this order is the one that runs
+def pytest_collection_modifyitems(config, items):
+    """In the --order asked for; then behaviour first, drift last. A bug in a step also
+    makes its quoted code, its copies and its transcripts differ; run first, those
+    tests would hide the test that names the behaviour, and `pytest -x` would stop there."""
+    items[:] = arranged(items, config.option.order)
     items.sort(key=lambda item: item.get_closest_marker("drift") is not None)  # a stable sort
+
+
+def arranged(items, order: str) -> list:
+    files = {}  # file name: its tests, in collection order
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    groups = list(files.values())
+    if order == "reverse":
+        groups = [group[::-1] for group in groups[::-1]]
+    elif order.startswith("shuffle:"):
+        rng = random.Random(int(order.partition(":")[2]))
+        rng.shuffle(groups)
+        for group in groups:
+            rng.shuffle(group)
+    return [item for group in groups for item in group]
 
 
 @pytest.fixture(scope="module")
