@@ -218,7 +218,7 @@ def test_a_slow_answer_times_out_without_retries(stand_in):
     stand_in.script = [Answer(delay=10)]
     started = time.monotonic()
     error = raises(lambda: client(stand_in, timeout=0.3).embed_query("rye"))
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 8  # waiting for the answer would take 10
     assert "did not answer within 0.3 seconds" in str(error)
     assert error.fix == "a first request loads the model, which can be slow: try again, or allow more time"
     assert len(stand_in.requests) == 1
@@ -242,7 +242,7 @@ def test_the_waits_between_tries_double(stand_in):
     stand_in.script = [Answer(503, b"busy", "text/plain")] * 3
     started = time.monotonic()
     raises(lambda: client(stand_in, attempts=3, backoff=0.2).embed_query("rye"))
-    assert 0.6 <= time.monotonic() - started < 3  # 0.2, then 0.4
+    assert 0.6 <= time.monotonic() - started < 8  # 0.2, then 0.4; the bound only catches a runaway
 
 
 def test_a_4xx_is_not_retried(stand_in):
@@ -620,7 +620,7 @@ def test_auto_does_not_wait_long_for_a_slow_ollama(stand_in):
     stand_in.script = [Answer(delay=10)]
     started = time.monotonic()
     embedder, line = make_embedder("auto", host=stand_in.url, probe_timeout=0.3)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 8  # waiting for the answer would take 10
     assert isinstance(embedder, HashEmbedder)
     assert "did not answer within 0.3 seconds" in line
     assert "For real embeddings: check OLLAMA_HOST; if it is right, look at Ollama's log" in line
