@@ -4,10 +4,10 @@ Every test must pass whatever ran before it, so:
 
 - A test imports a step's modules only inside `with helpers.step_modules(folder):`
   (see its docstring), never by putting a step folder on sys.path.
-- `--order=reverse` runs the files, and the tests in each file, last first;
-  `--order=shuffle` runs them in a random order, printed in the header as
-  `shuffle:SEED`, and `--order=shuffle:SEED` runs that order again. The files are
-  shuffled, then the tests inside each file, so a file's servers start only once.
+- `--order=reverse` imports and runs the files, and runs the tests in each file,
+  last first; `--order=shuffle` does both in a random order, printed in the header
+  as `shuffle:SEED`, and `--order=shuffle:SEED` repeats that order. The tests of a
+  file stay together, so that its servers start once.
 """
 import random
 import sys
@@ -55,28 +55,47 @@ def pytest_report_header(config):
     return f"order: {config.option.order} (repeat it with --order={config.option.order})"
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    """The files of this folder in the --order asked for. A file imports its modules
+    when it is collected, so this is also the order of the imports."""
+    report = yield
+    if isinstance(collector, pytest.Directory) and report.result:
+        report.result[:] = in_file_order(report.result, collector.config.option.order)
+    return report
+
+
 @pytest.hookimpl(trylast=True)  # after pytest's own reordering, so this order is the one that runs
 def pytest_collection_modifyitems(config, items):
-    """In the --order asked for; then behaviour first, drift last. A bug in a step also
-    makes its quoted code, its copies and its transcripts differ; run first, those
-    tests would hide the test that names the behaviour, and `pytest -x` would stop there."""
-    items[:] = arranged(items, config.option.order)
+    """The files, and the tests of each, in the --order asked for; then behaviour
+    first, drift last. A bug in a step also makes its quoted code, its copies and its
+    transcripts differ; run first, those tests would hide the test that names the
+    behaviour, and `pytest -x` would stop there."""
+    order = config.option.order
+    files = {}  # each file's tests
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    paths = in_file_order(list(files), order, path=lambda path: path)
+    items[:] = [item for path in paths for item in arranged(files[path], order, str(path))]
     items.sort(key=lambda item: item.get_closest_marker("drift") is not None)  # a stable sort
 
 
-def arranged(items, order: str) -> list:
-    files = {}  # file name: its tests, in collection order
-    for item in items:
-        files.setdefault(item.path, []).append(item)
-    groups = list(files.values())
+def in_file_order(things: list, order: str, path=lambda node: node.path) -> list:
+    """Files (or their nodes) in the --order asked for: the same order however they
+    were collected, so that the files run in the order they were imported in."""
+    if order == "files":
+        return things  # as collected: by name, or as named on the command line
+    return arranged(sorted(things, key=path), order, "files")
+
+
+def arranged(things: list, order: str, where: str) -> list:
+    """things in the given order; a shuffle depends on the seed and on where they are."""
     if order == "reverse":
-        groups = [group[::-1] for group in groups[::-1]]
-    elif order.startswith("shuffle:"):
-        rng = random.Random(int(order.partition(":")[2]))
-        rng.shuffle(groups)
-        for group in groups:
-            rng.shuffle(group)
-    return [item for group in groups for item in group]
+        return things[::-1]
+    if order.startswith("shuffle:"):
+        things = things[:]
+        random.Random(f"{order}:{where}").shuffle(things)
+    return things
 
 
 @pytest.fixture(scope="module")
