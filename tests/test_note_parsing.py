@@ -457,6 +457,7 @@ def test_frontmatter_larger_than_the_cap_is_refused_and_the_body_kept():
 LARGE = MAX_CHARS - 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "yaml",
     [
@@ -505,6 +506,7 @@ def test_deep_nesting_is_refused_without_recursing_deeply(yaml):
     assert f"deeper than {MAX_DEPTH}" in str(error.value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "yaml",
     [
@@ -1148,6 +1150,7 @@ def test_mutated_sample_frontmatter_raises_nothing_but_yaml_errors():
             pass
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "body",
     [
@@ -1192,6 +1195,7 @@ def test_adversarial_bodies_take_linear_time(body):
     assert_quick(note.chunks, 500)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("find", [find_tags, find_links])
 def test_matches_far_apart_in_a_long_text_take_linear_time(find):
     """Copying the rest of the text at every match is cheap in a short text, and takes
