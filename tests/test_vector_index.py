@@ -639,6 +639,7 @@ def recall_at_10(floats, queries, search) -> float:
     return found / (10 * len(queries))
 
 
+@pytest.mark.slow
 def test_sketch_search_finds_what_exact_search_finds(clustered):
     floats, queries = clustered
     chunk_vectors = [vector_search.quantize(v) for v in floats]
