@@ -155,7 +155,8 @@ def step_modules(*folders: Path):
     sys.modules are as they were; the names imported keep their copies.
     """
     names = {file.stem for folder in folders for file in Path(folder).glob("*.py")}
-    hidden = {name: module for name, module in sys.modules.items() if name in names or _from_a_step(module)}
+    loaded = list(sys.modules.items())  # a copy: a server thread may import meanwhile
+    hidden = {name: module for name, module in loaded if name in names or _from_a_step(module)}
     for name in hidden:
         del sys.modules[name]
     before = set(sys.modules)
@@ -166,7 +167,7 @@ def step_modules(*folders: Path):
         yield
     finally:
         sys.path[:] = saved_path
-        for name in set(sys.modules) - before:
-            if name in names or _from_the_repository(sys.modules[name]):
+        for name, module in list(sys.modules.items()):
+            if name not in before and (name in names or _from_the_repository(module)):
                 del sys.modules[name]  # the next block loads its own copy
         sys.modules.update(hidden)
