@@ -1,4 +1,15 @@
-"""Shared fixtures: real step servers on free ports. And the order the suite runs in."""
+"""Shared fixtures: real step servers on free ports. And the order the suite runs in.
+
+Every test must pass whatever ran before it, so:
+
+- A test imports a step's modules only inside `with helpers.step_modules(folder):`
+  (see its docstring), never by putting a step folder on sys.path.
+- `--order=reverse` imports and runs the files, and runs the tests in each file,
+  last first; `--order=shuffle` does both in a random order, printed in the header
+  as `shuffle:SEED`, and `--order=shuffle:SEED` repeats that order. The tests of a
+  file stay together, so that its servers start once.
+"""
+import random
 import sys
 from pathlib import Path
 
@@ -12,18 +23,79 @@ from launch import running_server  # noqa: E402
 from manifest import find_step  # noqa: E402
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--order", default="files", metavar="files|reverse|shuffle[:SEED]",
+        help="run the test files as collected, last first, or shuffled (SEED replays a shuffle)",
+    )
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "drift: compares the repository with itself (quoted code, snapshot copies, recorded transcripts)",
     )
+    config.addinivalue_line("markers", "slow: left out of the extra shuffled pass that .ci/run makes")
+    config.option.order = with_seed(config.option.order)
 
 
-def pytest_collection_modifyitems(items):
-    """Behaviour first, drift last. A bug in a step also makes its quoted code, its
-    copies and its transcripts differ; run first, those tests would hide the test
-    that names the behaviour, and `pytest -x` would stop there."""
+def with_seed(order: str) -> str:
+    """The --order value, with a fresh seed when shuffle names none."""
+    if order in ("files", "reverse"):
+        return order
+    if order == "shuffle":
+        return f"shuffle:{random.randrange(10**6)}"
+    name, _, seed = order.partition(":")
+    if name != "shuffle" or not seed.isdigit():
+        raise pytest.UsageError(f"--order={order}: expected files, reverse, shuffle or shuffle:SEED (digits)")
+    return order
+
+
+def pytest_report_header(config):
+    return f"order: {config.option.order} (repeat it with --order={config.option.order})"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    """The files of this folder in the --order asked for. A file imports its modules
+    when it is collected, so this is also the order of the imports."""
+    report = yield
+    if isinstance(collector, pytest.Directory) and report.result:
+        report.result[:] = in_file_order(report.result, collector.config.option.order)
+    return report
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own reordering, so this order is the one that runs
+def pytest_collection_modifyitems(config, items):
+    """The files, and the tests of each, in the --order asked for; then behaviour
+    first, drift last. A bug in a step also makes its quoted code, its copies and its
+    transcripts differ; run first, those tests would hide the test that names the
+    behaviour, and `pytest -x` would stop there."""
+    order = config.option.order
+    files = {}  # each file's tests
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    paths = in_file_order(list(files), order, path=lambda path: path)
+    items[:] = [item for path in paths for item in arranged(files[path], order, str(path))]
     items.sort(key=lambda item: item.get_closest_marker("drift") is not None)  # a stable sort
+
+
+def in_file_order(things: list, order: str, path=lambda node: node.path) -> list:
+    """Files (or their nodes) in the --order asked for: the same order however they
+    were collected, so that the files run in the order they were imported in."""
+    if order == "files":
+        return things  # as collected: by name, or as named on the command line
+    return arranged(sorted(things, key=path), order, "files")
+
+
+def arranged(things: list, order: str, where: str) -> list:
+    """things in the given order; a shuffle depends on the seed and on where they are."""
+    if order == "reverse":
+        return things[::-1]
+    if order.startswith("shuffle:"):
+        things = things[:]
+        random.Random(f"{order}:{where}").shuffle(things)
+    return things
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """Small clients for the tests, over HTTP and stdio: every header and byte is the test's choice."""
 import http.client
+import importlib
 import json
 import queue
 import subprocess
@@ -128,19 +129,59 @@ class StdioServer:
         self.process.stderr.close()
 
 
+ROOT = Path(__file__).resolve().parent.parent
+STEPS_DIR = ROOT / "steps"
+
+
+def _file_of(module) -> Path | None:
+    file = getattr(module, "__file__", None)
+    return Path(file).resolve() if file else None
+
+
+def _from_a_step(module) -> bool:
+    """True for a module loaded from a step folder (steps/NN-name/, or a scratch copy of one)."""
+    file = _file_of(module)
+    return file is not None and file.parent != STEPS_DIR and STEPS_DIR in file.parents
+
+
+def _from_the_repository(module) -> bool:
+    """True for the project's own code (not the packages in .venv)."""
+    file = _file_of(module)
+    return file is not None and any(folder in file.parents for folder in (STEPS_DIR, ROOT / "tests", ROOT / "guide"))
+
+
 @contextmanager
 def step_modules(*folders: Path):
-    """Import from these step folders, the first first, inside the block; afterwards
-    sys.path and sys.modules are as they were. Every step folder holds modules of the
-    same names (vault, index, notes...): without this, the test file collected first
-    would decide which step's copy every later file gets."""
-    names = {file.stem for folder in folders for file in folder.glob("*.py")}
-    saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    """Import from these step folders, the first first, inside the block, and only there.
+
+    This is how a test imports a step's modules; never put a step folder on sys.path
+    yourself. Every step folder holds modules of the same names (vault, index, notes,
+    frontmatter...), so whatever an earlier test file imported would otherwise decide
+    which step's copy a later one gets. Write, at the top of the test file:
+
+        with step_modules(STEPS_DIR / "07-vector-index"):
+            from index import Index
+            import keyword_index
+
+    or inside a test, for a test parametrised over steps. Inside the block no module
+    of any other step is visible, and every module is loaded afresh: new module
+    objects, so no state or cache left by another test file. Afterwards sys.path and
+    sys.modules are as they were; the names imported keep their copies.
+    """
+    names = {file.stem for folder in folders for file in Path(folder).glob("*.py")}
+    loaded = list(sys.modules.items())  # a copy: a server thread may import meanwhile
+    hidden = {name: module for name, module in loaded if name in names or _from_a_step(module)}
+    for name in hidden:
+        del sys.modules[name]
+    before = set(sys.modules)
+    saved_path = sys.path[:]
     sys.path[:0] = [str(folder) for folder in folders]
+    importlib.invalidate_caches()
     try:
         yield
     finally:
-        del sys.path[: len(folders)]
-        for name in names:
-            sys.modules.pop(name, None)
-        sys.modules.update(saved)
+        sys.path[:] = saved_path
+        for name, module in list(sys.modules.items()):
+            if name not in before and (name in names or _from_the_repository(module)):
+                del sys.modules[name]  # the next block loads its own copy
+        sys.modules.update(hidden)

@@ -16,6 +16,7 @@ from run import all_exercises, check, record, solve  # noqa: E402
 EXERCISES = all_exercises()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
 def test_the_check_fails_before_the_solution_and_passes_after_it(exercise, tmp_path, capsys):
     copy, _made = make_copy(exercise.step, tmp_path)

@@ -463,6 +463,7 @@ def generated_vault(root: Path, count: int = 2000, seed: int = 8) -> Vault:
     return Vault(root)
 
 
+@pytest.mark.slow
 def test_building_the_graph_of_a_2000_note_vault(tmp_path, capsys):
     """Run with -s to see the timings: python3 -m pytest tests/test_links_and_inbox.py -k 2000_note -s"""
     vault = generated_vault(tmp_path / "vault")

@@ -1,13 +1,11 @@
 """Step 4's schema.py: tool arguments checked against a small JSON Schema subset."""
 import random
-import sys
-from pathlib import Path
 
 import pytest
+from helpers import STEPS_DIR, step_modules
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "steps" / "04-tools-and-notes"))
-
-from schema import SchemaError, check_schema, defaults, validate  # noqa: E402
+with step_modules(STEPS_DIR / "04-tools-and-notes"):
+    from schema import SchemaError, check_schema, defaults, validate
 
 LIST_NOTES = {
     "type": "object",

@@ -39,7 +39,18 @@ def server(vault, tmp_path_factory):
         client = McpClient(url)
         client.session_id = client.open_session()
         client.index_dir, client.log = index_dir, log
+        wait_until_indexed(client)
         yield client
+
+
+def wait_until_indexed(server, timeout=60.0):
+    """The first build runs in the background: every test starts once it is written,
+    so none depends on an earlier one having waited for it."""
+    deadline = time.monotonic() + timeout
+    while not (server.index_dir / "index.json").is_file() or "still being built" in call(
+            server, "search_vault", query="rye").body.decode():
+        assert time.monotonic() < deadline, "the first index build did not finish"
+        time.sleep(0.1)
 
 
 def call(server, name, id=1, meta=None, **arguments):

@@ -152,10 +152,10 @@ def test_a_reconcile_killed_part_way_resumes_where_it_stopped(tmp_path, vault):
         env = {"OLLAMA_HOST": ollama.url}
         built(tmp_path, vault, *flags, env=env)
         edited = sorted((vault / "Bread").glob("*.md"))[:8]
-        ahead = time.time() + 60  # recent however slowly the killed start gets to them: it keeps no time
+        in_an_hour = time.time_ns() + 3600 * 10**9  # too recent to trust however slowly the server starts
         for number, note in enumerate(edited):
             note.write_text(note.read_text() + f"\nEdited while stopped: marker{number}word.\n")
-            os.utime(note, (ahead, ahead))
+            os.utime(note, ns=(in_an_hour, in_an_hour))
 
         ollama.answered, ollama.kill_at = 0, 4  # three notes embedded, then the process dies
         log_path = tmp_path / "killed.log"

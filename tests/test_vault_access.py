@@ -5,29 +5,28 @@ Real files in temporary vaults; real symlinks where the system allows them.
 import logging
 import os
 import random
-import sys
 import threading
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from helpers import STEPS_DIR, step_modules
+from manifest import SAMPLE_VAULT
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "steps" / "04-tools-and-notes"))
-
-import vault as vault_module  # noqa: E402
-from manifest import SAMPLE_VAULT  # noqa: E402
-from vault import (  # noqa: E402
-    MAX_NOTE_BYTES,
-    InvalidCursor,
-    NoteNotFound,
-    NotText,
-    Vault,
-    VaultError,
-    page,
-    path_to_uri,
-    uri_to_path,
-)
+with step_modules(STEPS_DIR / "04-tools-and-notes"):
+    import vault as vault_module
+    from vault import (
+        MAX_NOTE_BYTES,
+        InvalidCursor,
+        NoteNotFound,
+        NotText,
+        Vault,
+        VaultError,
+        page,
+        path_to_uri,
+        uri_to_path,
+    )
 
 NOTES = {
     "Home.md": "# Home\n",

@@ -10,23 +10,21 @@ import math
 import os
 import random
 import re
-import sys
 import threading
 from pathlib import Path
 
 import pytest
-from helpers import step_modules
+from clustered_vectors import ClusteredVectors
+from helpers import STEPS_DIR, step_modules
 
-STEP = Path(__file__).resolve().parent.parent / "steps" / "07-vector-index"
-sys.path.insert(0, str(STEP))
-
-import index as index_module  # noqa: E402
-import keyword_index  # noqa: E402
-import vector_search  # noqa: E402
-from clustered_vectors import ClusteredVectors  # noqa: E402
-from index import Chunk, Index, IndexCorrupt, IndexMissing, IndexStale, ProgressLine, note_file_name  # noqa: E402
-from keyword_index import KeywordIndex, normal_form, tokenize  # noqa: E402
-from search import reciprocal_rank_fusion, search, snippet  # noqa: E402
+STEP = STEPS_DIR / "07-vector-index"
+with step_modules(STEP):
+    import index as index_module
+    import keyword_index
+    import vector_search
+    from index import Chunk, Index, IndexCorrupt, IndexMissing, IndexStale, ProgressLine, note_file_name
+    from keyword_index import KeywordIndex, normal_form, tokenize
+    from search import reciprocal_rank_fusion, search, snippet
 
 
 # region helpers
@@ -691,6 +689,7 @@ def recall_at_10(floats, queries, search) -> float:
     return found / (10 * len(queries))
 
 
+@pytest.mark.slow
 def test_sketch_search_finds_what_exact_search_finds(clustered):
     floats, queries = clustered
     chunk_vectors = [vector_search.quantize(v) for v in floats]

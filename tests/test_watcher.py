@@ -167,7 +167,7 @@ def test_a_newer_job_replaces_the_waiting_one_and_waits_again():
     first, second = queue.take(), queue.take()
     assert (first.kind, first.path) == (INDEX, "b.md")
     assert (second.kind, second.path) == (REMOVE, "a.md")
-    assert second.due - first.due == pytest.approx(0.05, abs=0.04)
+    assert second.due - first.due >= 0.05  # due again from the second put; a busy machine only adds to it
 
 
 def test_take_waits_for_the_debounce():
@@ -366,7 +366,7 @@ def test_stop_gives_up_on_a_job_that_hangs(vault, recorder, watching):
     wait_until(started.is_set, what="the job starting")
     began = time.monotonic()
     assert watcher.stop(timeout=0.2) is False
-    assert time.monotonic() - began < 1
+    assert time.monotonic() - began < 5  # waiting for the job would take TIMEOUT
     assert all(thread.daemon for thread in watcher._threads)  # the process can still exit
     release.set()
 
