@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from launch import quiet_environment, running_server
+from launch import READERS_EMBEDDER, quiet_environment, running_server
 from manifest import SAMPLE_VAULT, Step, find_step, load_steps
 from replay import curl_available, normalise, run_with_curl, run_with_python
 
@@ -35,7 +35,7 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
             args = ["--vault", str(vault)]
         state_dir, state, session_ids = Path(tmp) / "state", {}, set()
         state_dir.mkdir()
-        with running_server(step.server, *args) as (url, _log):
+        with running_server(step.server, *args, embedder=READERS_EMBEDDER) as (url, _log):
             results = {}
             for script in step.wire_scripts():
                 if use_curl:
@@ -46,7 +46,7 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
         for program in recorded_programs(step):
             done = subprocess.run([sys.executable, str(program), *program_args(step, program, Path(tmp))],
                                   capture_output=True, text=True, timeout=60,
-                                  env=quiet_environment(str(Path(tmp) / f"{program.stem}-index")))
+                                  env=quiet_environment(str(Path(tmp) / f"{program.stem}-index"), READERS_EMBEDDER))
             results[program.with_suffix(".out")] = done.stdout
         return results
 

@@ -11,18 +11,24 @@ from pathlib import Path
 LISTENING = re.compile(r"listening on (http://\S+)")
 
 
-def quiet_environment(index_dir: str) -> dict:
-    """The environment for a server run by a check or a test: the offline embedder,
+# What a reader without Ollama gets, so the transcripts show what they will see.
+READERS_EMBEDDER = "static"
+
+
+def quiet_environment(index_dir: str, embedder: str = "hash") -> dict:
+    """The environment for a server run by a check or a test: an offline embedder,
     so that answers are the same on every machine (with or without Ollama), and a
     search index in index_dir, never in the user's cache. Steps before 7 ignore both.
-    From step 9 the watcher polls every tenth of a second and waits a fifth for a
-    note to be quiet, so a change a test makes shows within moments."""
-    return {**os.environ, "VAULT_MCP_EMBEDDER": "hash", "VAULT_MCP_INDEX_DIR": index_dir,
+    Tests use the hashing embedder, which needs no data file; the checks record what a
+    reader sees (READERS_EMBEDDER). From step 9 the watcher polls every tenth of a
+    second and waits a fifth for a note to be quiet, so a change a test makes shows
+    within moments."""
+    return {**os.environ, "VAULT_MCP_EMBEDDER": embedder, "VAULT_MCP_INDEX_DIR": index_dir,
             "VAULT_MCP_WATCH_INTERVAL": "0.1", "VAULT_MCP_DEBOUNCE": "0.2"}
 
 
 @contextmanager
-def running_server(server: Path, *args: str, timeout: float = 10.0):
+def running_server(server: Path, *args: str, timeout: float = 10.0, embedder: str = "hash"):
     """Run `server.py --port 0 ARGS...`; yield (url, log_path) once it listens.
 
     Port 0 lets the operating system pick a free port, so parallel runs never
@@ -37,7 +43,7 @@ def running_server(server: Path, *args: str, timeout: float = 10.0):
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            env=quiet_environment(index_dir.name),
+            env=quiet_environment(index_dir.name, embedder),
         )
     try:
         yield wait_for_url(process, log_path, timeout), log_path

@@ -27,13 +27,16 @@ TIMEOUT = 30.0  # only ever reached when a test fails
 
 
 def clone(tmp_path: Path) -> Path:
-    """A folder laid out like a fresh clone, with the Makefile, the tools in steps/ and steps 7 to 10."""
+    """A folder laid out like a fresh clone, with the Makefile, the tools in steps/, the shared
+    data and steps 7 to 10."""
     repo = tmp_path / "repo"
     (repo / "steps").mkdir(parents=True)
     shutil.copy2(ROOT / "Makefile", repo)
     for tool in ["steps.toml", *(path.name for path in (ROOT / "steps").glob("*.py"))]:
         shutil.copy2(ROOT / "steps" / tool, repo / "steps")
     shutil.copytree(SAMPLE_VAULT, repo / "steps" / "sample-vault")
+    shutil.copytree(ROOT / "steps" / "data", repo / "steps" / "data",  # the offline embedder's table
+                    ignore=shutil.ignore_patterns("__pycache__"))
     for number in PATH_STEPS:
         folder = find_step(number).folder
         shutil.copytree(ROOT / "steps" / folder, repo / "steps" / folder,
@@ -42,12 +45,14 @@ def clone(tmp_path: Path) -> Path:
 
 
 def readers_environment(tmp_path: Path) -> dict:
-    """The offline embedder, as the transcripts were recorded with; the index where a
-    reader's would be, in the cache (here tmp_path/cache), named by the vault's path."""
+    """A reader's: no embedder named and no Ollama answering, so the server picks its
+    offline default, as the transcripts must show; the index where a reader's would be,
+    in the cache (here tmp_path/cache), named by the vault's path."""
     quiet = quiet_environment("")
     env = {key: value for key, value in quiet.items()
-           if key not in ("VAULT_MCP_INDEX_DIR", "VAULT_MCP_VAULT", "VAULT")}
-    return env | {"XDG_CACHE_HOME": str(tmp_path / "cache"), "MAKEFLAGS": ""}
+           if key not in ("VAULT_MCP_EMBEDDER", "VAULT_MCP_INDEX_DIR", "VAULT_MCP_VAULT", "VAULT")}
+    return env | {"XDG_CACHE_HOME": str(tmp_path / "cache"), "MAKEFLAGS": "",
+                  "OLLAMA_HOST": "http://127.0.0.1:9"}  # the discard port: nothing listens there
 
 
 @contextmanager
