@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from helpers import McpClient, StdioServer, rpc
-from launch import quiet_environment, wait_for_url
+from launch import READERS_EMBEDDER, quiet_environment, wait_for_url
 from manifest import ROOT, SAMPLE_VAULT, load_steps
 
 VAULT_STEPS = [step for step in load_steps() if step.vault]
@@ -29,6 +29,7 @@ def clone(tmp_path: Path, step) -> Path:
     steps.mkdir(parents=True)
     shutil.copy2(ROOT / "steps" / "steps.toml", steps)
     shutil.copytree(SAMPLE_VAULT, steps / "sample-vault")
+    shutil.copytree(ROOT / "steps" / "data", steps / "data")  # the offline embedder's table
     shutil.copytree(step.path, steps / step.folder, ignore=shutil.ignore_patterns("__pycache__"))
     return steps
 
@@ -42,9 +43,9 @@ def files_of(folder: Path) -> dict[str, bytes]:
             for path in sorted(folder.rglob("*")) if path.is_file()}
 
 
-def environment(tmp_path: Path) -> dict:
-    """The offline embedder and an index in tmp_path; no vault from the environment (step 10)."""
-    quiet = quiet_environment(str(tmp_path / "index"))
+def environment(tmp_path: Path, embedder: str = "hash") -> dict:
+    """An offline embedder and an index in tmp_path; no vault from the environment (step 10)."""
+    quiet = quiet_environment(str(tmp_path / "index"), embedder)
     return {key: value for key, value in quiet.items() if key != "VAULT_MCP_VAULT"}
 
 
@@ -91,7 +92,7 @@ def test_client_py_without_arguments_talks_to_a_server_on_the_scratch_copy(tmp_p
     steps = clone(tmp_path, step)
     tracked = files_of(steps / "sample-vault")
     done = subprocess.run([sys.executable, str(steps / step.folder / "client.py")], capture_output=True,
-                          text=True, timeout=60, env=environment(tmp_path))
+                          text=True, timeout=60, env=environment(tmp_path, READERS_EMBEDDER))  # as client.out was recorded
     assert done.returncode == 0, done.stderr
     assert done.stdout == (step.path / "client.out").read_text()
     assert f"vault: {practice_vault(steps, step).resolve()}" in done.stderr
