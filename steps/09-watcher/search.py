@@ -40,7 +40,7 @@ MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 # (0.5: 0.90 and 0.89); offline, Foam to 0.58.
 # A score-based fusion (each ranking's scores scaled to 0-1, then added) measured
 # no better than ranks (offline: 0.54 and 0.71 at best), so ranks stay.
-# The static table (chapter 6) finds 0.70 and 0.62 alone: at 1 to 1 with note 0.5
+# The static table (chapter 6) finds 0.66 and 0.62 alone: at 1 to 1 with note 0.5
 # hybrid finds 0.68 and 0.76; at 2 to 1, 0.72 and 0.64; note 0.25 cost Foam 0.04.
 # region weights
 RRF_K = 5
