@@ -241,6 +241,9 @@ def inbox_path(vault: Vault, inbox_folder: str) -> tuple[Path, str]:
     if "Inbox" were a symbolic link out of the vault, "Inbox/Ideas" must not be created
     out there before the check refuses it."""
     parts = path_parts(inbox_folder)  # no "..", nothing absolute, nothing hidden
+    if vault.denied("/".join(parts)):
+        raise InboxError(f"The inbox folder {shown(inbox_folder)} is on the server's deny list (--exclude); "
+                         "no note is written there")
     real = vault.root
     for depth in range(1, len(parts) + 1):
         real = make_folder(vault, "/".join(parts[:depth]))
@@ -258,12 +261,15 @@ def make_folder(vault: Vault, relative: str) -> Path:
     except OSError as error:
         raise InboxError(f"The inbox folder {shown(relative)} cannot be created: {error.strerror}") from None
     try:
-        return vault.real_inside(relative)
+        real = vault.real_inside(relative)
     except VaultError:
+        real = None
+    if real is None or vault.denied_real(real):
         raise InboxError(
-            f"The inbox folder {shown(relative)} leads outside the vault, or into a hidden folder, "
+            f"The inbox folder {shown(relative)} leads outside the vault, or into a hidden or denied folder, "
             "through a symbolic link; notes are only written inside the vault"
-        ) from None
+        )
+    return real
 
 
 def create_note(vault, inbox_folder: str, title, content, tags=None, today: datetime.date | None = None) -> str:

@@ -143,7 +143,7 @@ class LinkGraph:
         for 2,000 notes of 3 KB), two thirds of it step 5's parse_note. The whole parse is
         used, not a links-only shortcut, so "the links of a note" has one definition."""
         graph = cls(vault)
-        for path in vault.list_notes():
+        for path in vault.all_notes():  # Obsidian's excluded files too: links to them resolve
             graph.update_note(path)
         return graph
 
@@ -301,11 +301,13 @@ class LinkGraph:
             return dict(Counter(tag for entry in self.notes.values() for tag in entry.tags))
 
     def neighbours(self, path: str) -> tuple[set[str], set[str]]:
-        """(the notes this one links to, the notes that link to it); never itself."""
+        """(the notes this one links to, the notes that link to it), as Obsidian's graph
+        view shows them: never itself, and no excluded file (excluded_files.py)."""
         with self.lock:
             out = {link.target for link in self.outgoing(path) if link.kind == NOTE} - {path}
             back = {backlink.source for backlink in self.backlinks(path)}
-            return out, back
+        excluded = self.vault.excluded
+        return {note for note in out if not excluded(note)}, {note for note in back if not excluded(note)}
 
 
 def read_entry(path: str, text: str) -> NoteLinks:

@@ -38,7 +38,7 @@ from scratch_vault import DEFAULT_VAULT, scratch_vault
 from static_embedder import TableMissing
 from stdio_transport import serve_stdio
 from subscriptions import Hub
-from vault import Vault
+from vault import Vault, VaultError
 from vault_index import VaultIndex
 from watcher import Watcher
 
@@ -49,10 +49,16 @@ def main():
     args = parse_args()
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")  # stderr
     try:
-        vault = Vault(args.vault or scratch_vault())
+        vault = Vault(args.vault or scratch_vault(), deny=args.exclude)
     except OSError as error:
         sys.exit(f"Cannot open the vault {args.vault or DEFAULT_VAULT}: {error.strerror or error}. Give a folder with --vault or VAULT_MCP_VAULT.")
+    except VaultError as error:
+        sys.exit(f"--exclude: {error}")
     log.info("vault: %s", vault.root)
+    if args.exclude:
+        log.info("deny list: %s, never read nor shown", ", ".join(args.exclude))
+    if len(vault.excluded):
+        log.info("excluded files: %d filters of .obsidian/app.json, read at startup", len(vault.excluded))
     try:
         embedder, line = make_embedder(args.embedder, model=args.model)
     except (OllamaError, TableMissing) as error:
@@ -131,6 +137,11 @@ EPILOG = """\
 every option but --stdio and --reindex may also come from the environment variable
 in brackets; a flag given on the command line wins over its variable.
 
+Obsidian's excluded files (Settings > Files and links, kept in .obsidian/app.json
+as userIgnoreFilters) are read at startup: those notes are left out of listings,
+search and related notes, and can still be opened. --exclude goes further: a denied
+folder is invisible to every tool, resource, index and the watcher.
+
 examples:
   %(prog)s --vault ~/Notes                 HTTP on http://127.0.0.1:3000/mcp
   %(prog)s --vault ~/Notes --stdio         for a client that starts the server itself
@@ -151,6 +162,9 @@ def parse_args(argv=None):
     option(notes, "--vault", Path, None, "the Obsidian vault, a folder of notes",
            show_default=f"{DEFAULT_VAULT}, a copy of the sample vault, made when missing", metavar="FOLDER")
     option(notes, "--inbox", str, "Inbox", "the folder of the vault where create_note writes", metavar="FOLDER")
+    notes.add_argument("--exclude", action="append", metavar="FOLDER",
+                       help=f"a folder of the vault the server never reads nor shows; repeat it for more "
+                            f"[{env_variable('--exclude')}, folders separated by {os.pathsep!r}]")
     connect = parser.add_argument_group("how clients connect")
     connect.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")
     option(connect, "--host", str, "127.0.0.1", "address to bind for HTTP")
@@ -176,7 +190,16 @@ def parse_args(argv=None):
            "sessions kept; the least recently used makes way", metavar="N")
     option(limits, "--session-timeout", float, default.session_idle_seconds,
            "an idle session expires after this", metavar="SECONDS")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.exclude is None:  # as for every option, the command line wins over the variable
+        args.exclude = deny_list_from_env()
+    return args
+
+
+def deny_list_from_env() -> list[str]:
+    """VAULT_MCP_EXCLUDE: folders separated as in PATH (':', or ';' on Windows)."""
+    value = os.environ.get(env_variable("--exclude"), "")
+    return [folder for folder in value.split(os.pathsep) if folder.strip()]
 
 
 # region options

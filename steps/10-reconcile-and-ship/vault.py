@@ -24,6 +24,14 @@ Decisions:
   following any link (open_inside), so a name swapped for one a moment after the
   check leads nowhere. list_notes does not enter symlinked folders: no loops, no
   escapes, no note listed twice; a folder it cannot read is logged once.
+- The deny list (--exclude) names folders the server must never show: a note in one
+  is as absent as a note that does not exist, to every tool, resource, index and the
+  watcher, since each reads through here. A folder is compared by its segments,
+  ignoring case and Unicode spelling ('Private', 'private', an NFD 'Privé'): denying
+  too much is the safe mistake. A denied name is never looked up on disk, and where a
+  symbolic link leads is judged as well as its name.
+- Obsidian's excluded files (excluded_files.py) are not hidden: list_notes leaves them
+  out, as Obsidian's search does, but they can be opened, and all_notes has them.
 - A note larger than MAX_NOTE_BYTES (1 MiB) is refused, with its size: it would
   not fit a model's context anyway.
 - Text is UTF-8, or UTF-16 when a byte order mark says so; the mark is dropped.
@@ -43,6 +51,8 @@ import time
 import unicodedata
 from pathlib import Path, PureWindowsPath
 from urllib.parse import quote, unquote
+
+from excluded_files import ExcludedFiles
 
 MAX_NOTE_BYTES = 1024 * 1024
 NOTE_SUFFIX = ".md"
@@ -116,10 +126,12 @@ def hidden(parts) -> str | None:
 
 
 class Vault:
-    def __init__(self, root):
+    def __init__(self, root, deny=()):
         self.root = Path(root).resolve(strict=True)  # once: every check compares with this
         if not self.root.is_dir():
             raise NotADirectoryError(f"The vault {root} is not a folder")
+        self.denied_folders = [denied_folder(folder) for folder in deny]
+        self.excluded = ExcludedFiles.read(self.root)
         self._lock = threading.Lock()  # handler threads share the listing below
         self._listing: list[str] | None = None
         self._folder_times: dict[str, int] = {}
@@ -137,6 +149,8 @@ class Vault:
             raise VaultError(f"{shown(user_path)} names the vault itself; give a note, like {EXAMPLE}")
         relative, info = self.find_note("/".join(parts))
         real = self.real_inside(relative)
+        if self.denied_real(real):  # a symbolic link into a denied folder: as absent as its target
+            raise no_note(relative)
         if stat.S_ISDIR(info.st_mode):
             raise VaultError(f"{shown(relative)} is a folder, not a note; list that folder to see its notes")
         if not relative.endswith(NOTE_SUFFIX):
@@ -151,13 +165,23 @@ class Vault:
         """Try the name with '.md' added first, as an Obsidian link means, then as sent."""
         names = [relative] if relative.endswith(NOTE_SUFFIX) else [relative + NOTE_SUFFIX, relative]
         for name in names:
-            found = self.lookup(name)
-            if found:
+            found = None if self.denied(name) else self.lookup(name)
+            if found and not self.denied(found[0]):
                 return found
-        raise NoteNotFound(
-            f"No note {shown(relative)} in the vault. Paths are relative to the vault root, "
-            f"like {EXAMPLE}; list the notes to see which exist"
-        )
+        raise no_note(relative)
+
+    # region deny-list
+    def denied(self, relative: str) -> bool:
+        """True if the vault path is in a folder of the deny list, however it is spelled."""
+        if not self.denied_folders:
+            return False
+        parts = comparable(relative).split("/")
+        return any(parts[: len(folder)] == folder for folder in self.denied_folders)
+
+    def denied_real(self, real: Path) -> bool:
+        """The same for the real path, after symlinks: a link to a denied note is denied."""
+        return self.denied(real.relative_to(self.root).as_posix())
+    # endregion deny-list
 
     def lookup(self, relative: str) -> tuple[str, os.stat_result] | None:
         """relative as it is spelled on disk, and what stat says of it; None if absent."""
@@ -209,14 +233,15 @@ class Vault:
     def list_notes(self, folder=None) -> list[str]:
         """The vault-relative paths of the notes in folder and its subfolders, sorted.
         folder is judged like any path from a model; None means the whole vault."""
-        notes = self.all_notes()
+        notes = [note for note in self.all_notes() if not self.excluded(note)]  # as Obsidian's search
         if folder is None:
             return notes
         _, prefix = self.find_folder(folder)
         return [note for note in notes if note.startswith(prefix)]
 
     def all_notes(self) -> list[str]:
-        """Every note of the vault, from the last walk while no folder has changed.
+        """Every note of the vault, Obsidian's excluded files too (not the denied ones),
+        from the last walk while no folder has changed.
 
         Adding, removing or renaming a file changes its folder's modification time,
         so checking for changes costs one stat per folder, not a read of every
@@ -257,6 +282,8 @@ class Vault:
                 # could a name whose bytes are not UTF-8 (Python reads them as lone surrogates).
                 if entry.name.startswith(".") or "\\" in entry.name or not is_text(entry.name):
                     continue
+                if self.denied(prefix + entry.name):  # never entered, never listed
+                    continue
                 if entry.is_dir(follow_symlinks=False):
                     pending.append((entry.path, prefix + entry.name + "/"))
                 elif self.is_note(entry):
@@ -279,21 +306,45 @@ class Vault:
             real = Path(entry.path).resolve(strict=True)
         except (OSError, RuntimeError):  # a broken or looping link is no note
             return False
-        return real.is_file() and self.allowed(real)
+        return real.is_file() and self.allowed(real) and not self.denied_real(real)
 
     def find_folder(self, folder) -> tuple[Path, str]:
         """The folder's real path and the prefix its notes are listed with ('Bread/')."""
         parts = path_parts(folder)
         if not parts:
             return self.root, ""
-        found = self.lookup("/".join(parts))
+        found = None if self.denied("/".join(parts)) else self.lookup("/".join(parts))
         if found is None:
             raise NoteNotFound(f"No folder {shown(folder)} in the vault; omit the folder to list every note")
         relative, info = found
         real = self.real_inside(relative)
+        if self.denied_real(real):
+            raise NoteNotFound(f"No folder {shown(folder)} in the vault; omit the folder to list every note")
         if not stat.S_ISDIR(info.st_mode):
             raise VaultError(f"{shown(relative)} is not a folder")
         return real, relative + "/"
+
+
+def no_note(relative: str) -> NoteNotFound:
+    return NoteNotFound(
+        f"No note {shown(relative)} in the vault. Paths are relative to the vault root, "
+        f"like {EXAMPLE}; list the notes to see which exist"
+    )
+
+
+def denied_folder(folder) -> list[str]:
+    """A folder of the deny list, judged like a model's path, as denied() compares it."""
+    parts = path_parts(folder)
+    if not parts:
+        raise VaultError(f"{shown(folder)} names the whole vault; name a folder inside it")
+    return comparable("/".join(parts)).split("/")
+
+
+def comparable(relative: str) -> str:
+    """One spelling for every way of writing a path: '/' only, no empty or '.' segments,
+    case folded, Unicode composed."""
+    parts = [part for part in relative.replace("\\", "/").split("/") if part not in ("", ".")]
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", "/".join(parts)).casefold())
 
 
 SWAPPED = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}  # what open says when it meets a link it may not follow

@@ -145,6 +145,9 @@ class VaultIndex:
         with self.build_lock:  # a rebuild under way finishes first; then this lands in its index
             if self.index is None:
                 return
+            if self.vault.excluded(path):  # Obsidian's excluded files are linked, never searched
+                self.index.remove_note(path)
+                return
             # Embeds only if the chunks changed (a touch, a save without edit costs a read), and
             # stores the note's stamp, so the next start's reconcile need not read it again.
             outcome = refresh_note(self, path)

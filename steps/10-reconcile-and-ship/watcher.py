@@ -68,7 +68,7 @@ class Changes:
 def take_snapshot(vault) -> dict[str, Stamp]:
     """Every note of the vault with its stamp."""
     snapshot = {}
-    for path in vault.list_notes():
+    for path in vault.all_notes():  # excluded files too: the link graph follows them
         try:
             info = os.stat(vault.root / path)
         except OSError:
