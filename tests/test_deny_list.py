@@ -35,6 +35,12 @@ def make_vault(folder):
         (folder / path).write_text(text, encoding="utf-8")
     (folder / "Open" / "link-to-secret.md").symlink_to(folder / "private" / "secret.md")
     (folder / "Open" / "into-private").symlink_to(folder / "private", target_is_directory=True)
+    # Links out of the vault inside a denied folder: refused as absent, not as "outside".
+    outside = folder.parent / "outside"
+    (outside / "folder").mkdir(parents=True, exist_ok=True)
+    (outside / "note.md").write_text("outside\n", encoding="utf-8")
+    (folder / "private" / "escape.md").symlink_to(outside / "note.md")
+    (folder / "private" / "out").symlink_to(outside / "folder", target_is_directory=True)
     return folder
 
 
@@ -111,7 +117,7 @@ HOSTILE = [
     "/private/secret", "a/../private/secret", "private/../private/secret", "Private/Other", "private/other.md",
     "PRIVATE/OTHER", f"Journal/{NFC_SANTE}/day", f"Journal/{NFD_SANTE}/day", f"journal/{NFC_SANTE.upper()}/DAY.md",
     "Open/link-to-secret", "Open/link-to-secret.md", "Open/into-private/secret", "open/Into-Private/secret.md",
-    "secret", "Secret", "Other", "day", "private", "Private/", "private%2Fsecret",
+    "secret", "Secret", "Other", "day", "private", "Private/", "private%2Fsecret", "private/escape", "PRIVATE/escape.md",
 ]
 
 
@@ -139,7 +145,8 @@ def test_the_refusal_of_a_denied_note_is_word_for_word_that_of_a_missing_one(ser
 def test_list_notes_shows_no_denied_note_whatever_the_folder(server):
     assert data(server, "list_notes")["notes"] == ["Home.md", "Open/Target.md"]
     assert data(server, "list_notes", folder="Open")["notes"] == ["Open/Target.md"]
-    for folder in ["private", "Private", "./private/", "private\\", f"Journal/{NFD_SANTE}", "Open/into-private"]:
+    for folder in ["private", "Private", "./private/", "private\\", f"Journal/{NFD_SANTE}", "Open/into-private",
+                   "private/out", "Private/Out/"]:
         text = refusal(server, "list_notes", folder=folder)
         assert text.startswith("No folder"), text
 
@@ -233,11 +240,12 @@ def test_a_note_indexed_before_its_folder_was_denied_is_forgotten(tmp_path):
 
 def test_create_note_never_writes_into_a_denied_folder(tmp_path):
     vault = make_vault(tmp_path / "vault")
-    for inbox in ["private/Drop", "PRIVATE", "Open/into-private"]:
+    before = sorted(vault.rglob("*"))
+    for inbox in ["private/Drop", "PRIVATE", "Private/Drop", "Open/into-private", "Open/into-private/Drop"]:
         with start(vault, "--exclude", "private", "--inbox", inbox) as (url, _log):
             text = refusal(connect(url), "create_note", title="Leak", content="x")
             assert "deny" in text or "denied" in text, text
-    assert sorted(path.name for path in (vault / "private").iterdir()) == ["secret.md"]
+    assert sorted(vault.rglob("*")) == before  # not even a folder was made
 
 
 def test_the_deny_list_comes_from_its_variable_and_the_command_line_wins(monkeypatch):

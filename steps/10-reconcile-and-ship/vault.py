@@ -165,8 +165,8 @@ class Vault:
         """Try the name with '.md' added first, as an Obsidian link means, then as sent."""
         names = [relative] if relative.endswith(NOTE_SUFFIX) else [relative + NOTE_SUFFIX, relative]
         for name in names:
-            found = None if self.denied(name) else self.lookup(name)
-            if found and not self.denied(found[0]):
+            found = None if self.denied(name) else self.lookup(name)  # never looked for: no trace
+            if found:
                 return found
         raise no_note(relative)
 
