@@ -218,6 +218,7 @@ class OptionMaker:
         shown = show_default if show_default is not None and not value else "%(default)s"
         group.add_argument(flag, type=kind, default=default, choices=choices,
                            help=f"{help} [{variable}] (default: {shown})", **more)
+    # endregion options
 
     def convert(self, variable: str, value: str, kind, choices):
         """The variable's value as the option takes it; a wrong one stops the server with one line."""
@@ -237,7 +238,6 @@ ENV_PREFIX = "VAULT_MCP_"
 def env_variable(flag: str) -> str:
     """--index-dir -> VAULT_MCP_INDEX_DIR"""
     return ENV_PREFIX + flag.lstrip("-").replace("-", "_").upper()
-# endregion options
 
 if __name__ == "__main__":
     main()

@@ -41,13 +41,13 @@ class VaultIndex:
         self.done, self.total = 0, 0  # notes embedded so far by the build under way
         self.build_lock = threading.Lock()  # one build at a time
 
-    # region open
     def start(self, rebuild: bool = False) -> threading.Thread:
         """Load the index, or build it if there is none, in a thread of its own."""
         thread = threading.Thread(target=self.open, args=(rebuild,), name="index", daemon=True)
         thread.start()
         return thread
 
+    # region open
     def open(self, rebuild: bool = False) -> None:
         try:  # the link graph first: it needs no embeddings, so it is ready in moments
             self.links = LinkGraph.build(self.vault)
@@ -152,6 +152,7 @@ class VaultIndex:
             # stores the note's stamp, so the next start's reconcile need not read it again.
             outcome = refresh_note(self, path)
             log.debug("index: %s %s", path, outcome)
+    # endregion one-note
 
     def remove_note(self, path: str) -> None:
         """A note is gone (deleted, or renamed away): forget it in both."""
@@ -161,7 +162,6 @@ class VaultIndex:
         with self.build_lock:
             if self.index is not None:
                 self.index.remove_note(path)
-    # endregion one-note
 
     def current(self) -> Index | None:
         """The search index, waiting briefly for the first build; None if there is none yet."""
