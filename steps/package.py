@@ -149,6 +149,8 @@ def optional_settings(server) -> dict[str, tuple[str, str]]:
         "embedder": ("Embedder", f"How notes become vectors for search: {', '.join(server.KINDS)} "
                                  "(auto: Ollama if it answers, else offline hashing)"),
         "model": ("Ollama model", "The embedding model Ollama runs, when the embedder is Ollama"),
+        "exclude": ("Private folders", "Folders of the vault the assistant must never see, as if they did not "
+                                       "exist; separate several with ':' (';' on Windows)"),
     }
 
 
@@ -173,8 +175,11 @@ def settings_form(server) -> dict:
     form = {"vault": {"type": "directory", "title": "Vault", "description": "The folder of your Obsidian vault",
                       "required": True}}
     for key, (title, description) in optional_settings(server).items():
+        default = getattr(defaults, key)
+        if isinstance(default, list):  # --exclude: a list, which its variable spells joined
+            default = os.pathsep.join(default)
         form[key] = {"type": "string", "title": title, "description": description, "required": False,
-                     "default": str(getattr(defaults, key))}
+                     "default": str(default)}
     return form
 
 

@@ -234,3 +234,19 @@ def test_the_bundle_starts_as_its_manifest_says_and_writes_to_the_inbox_the_user
         server.stop()
     assert made["path"] == f"{folder}/From the bundle.md"
     assert (vault / folder / "From the bundle.md").is_file()
+
+
+def test_the_private_folders_a_user_sets_in_the_bundle_are_never_listed(dist, vault, tmp_path, bundle_manifest):
+    assert bundle_manifest["user_config"]["exclude"]["default"] == ""  # none unless the user names some
+    unpacked = tmp_path / "installed"
+    unpack(dist / BUNDLE, unpacked)
+    folders = os.pathsep.join(["Journal", "Reading"])
+    command, env = launch_command(bundle_manifest, unpacked, {"vault": str(vault), "embedder": "hash",
+                                                             "exclude": folders})
+    server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")) | env)
+    try:
+        conversation(server)
+        listed = call(server, "list_notes", limit=200)["notes"]
+    finally:
+        server.stop()
+    assert listed and not [note for note in listed if note.startswith(("Journal/", "Reading/"))]
