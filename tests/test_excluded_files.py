@@ -4,6 +4,8 @@ related notes, as Obsidian leaves them out of its search and graph, yet can be o
 their links resolve and they show as backlinks. A broken or hostile app.json is a log
 line, never a crash nor a hang."""
 import json
+import subprocess
+import sys
 import time
 
 import pytest
@@ -132,3 +134,10 @@ def test_bad_filters_are_skipped_one_by_one_and_a_catastrophic_pattern_hangs_not
     # the good filters still hold; "Archive/" is the folder only
     assert set(listed) == {"Home.md", "Kept.md", "Archived thoughts.md", "a" * 60 + "!.md"}
     assert len(said) == 5, said  # 42, "", the broken one, the two that repeat a repeat
+
+
+def test_help_says_that_app_json_is_read_and_how_to_deny_folders():
+    said = subprocess.run([sys.executable, str(find_step(STEP).server), "--help"], capture_output=True, text=True,
+                          timeout=30).stdout
+    assert ".obsidian/app.json" in said and "userIgnoreFilters" in said
+    assert "--exclude FOLDER" in said and "VAULT_MCP_EXCLUDE" in said
