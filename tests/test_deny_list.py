@@ -18,7 +18,7 @@ from test_step09_watcher import get_stream
 STEP = 10  # the step where the deny list lands (vault.py, inbox.py, server.py)
 SECRETS = ["zanzibarquux", "hushhush", "quokkaword", "santeword"]  # words only denied notes hold
 MISSING = "No note"
-OPEN_NOTES = {"Home.md", "Open/Target.md", "Open/Fresh.md"}
+OPEN_NOTES = {"Home.md", "Open/Target.md", "Open/Fresh.md", "privateer/Log.md"}
 NFC_SANTE = unicodedata.normalize("NFC", "Santé")
 NFD_SANTE = unicodedata.normalize("NFD", "Santé")
 
@@ -28,6 +28,7 @@ NOTES = {
     "private/secret.md": "# Secret\n\nzanzibarquux only here. #hushhush\n\n[[Home]] [[Target]]\n",
     "Private/Other.md": "# Other\n\nquokkaword in a folder whose name differs only in case. #hushhush/deep\n[[Home]]\n",
     f"Journal/{NFC_SANTE}/day.md": "# Day\n\nsanteword in a folder with an accent. [[Home]]\n",
+    "privateer/Log.md": "# Log\n\nA folder whose name only begins like a denied one: it stays.\n",
 }
 
 
@@ -145,7 +146,7 @@ def test_the_refusal_of_a_denied_note_is_word_for_word_that_of_a_missing_one(ser
 
 
 def test_list_notes_shows_no_denied_note_whatever_the_folder(server):
-    assert data(server, "list_notes")["notes"] == ["Home.md", "Open/Target.md"]
+    assert data(server, "list_notes")["notes"] == ["Home.md", "Open/Target.md", "privateer/Log.md"]
     assert data(server, "list_notes", folder="Open")["notes"] == ["Open/Target.md"]
     for folder in ["private", "Private", "./private/", "private\\", f"Journal/{NFD_SANTE}", "Open/into-private",
                    "private/out", "Private/Out/"]:
@@ -158,7 +159,7 @@ def test_search_finds_no_word_that_only_a_denied_note_holds(server):
         for mode in ["hybrid", "keyword", "semantic"]:
             answer = data(server, "search_vault", query=word, limit=10, mode=mode)
             assert_no_denied_path(answer)
-            assert {hit["path"] for hit in answer["results"]} <= {"Home.md", "Open/Target.md"}
+            assert {hit["path"] for hit in answer["results"]} <= OPEN_NOTES
 
 
 def test_links_to_a_denied_note_resolve_as_to_no_note(server):
@@ -178,7 +179,7 @@ def test_related_notes_name_no_denied_note(server):
     for path in ["Home.md", "Open/Target.md"]:
         answer = data(server, "related_notes", path=path, limit=30)
         assert_no_denied_path(answer)
-        assert {note["path"] for note in answer["related"]} <= {"Home.md", "Open/Target.md"}
+        assert {note["path"] for note in answer["related"]} <= OPEN_NOTES
 
 
 def test_list_tags_counts_no_tag_of_a_denied_note(server):
@@ -194,7 +195,8 @@ def test_a_reindex_leaves_denied_notes_out(server):
 
 def test_resources_list_and_read_know_no_denied_note(server):
     listed = ask(server, "resources/list")["result"]["resources"]
-    assert [resource["uri"] for resource in listed] == ["vault:///Home.md", "vault:///Open/Target.md"]
+    assert [resource["uri"] for resource in listed] == ["vault:///Home.md", "vault:///Open/Target.md",
+                                                         "vault:///privateer/Log.md"]
 
 
 @pytest.mark.parametrize("uri", [

@@ -130,10 +130,11 @@ class Vault:
         self.root = Path(root).resolve(strict=True)  # once: every check compares with this
         if not self.root.is_dir():
             raise NotADirectoryError(f"The vault {root} is not a folder")
-        self.denied_folders = [denied_folder(folder) for folder in deny]
+        self.denied_folders = tuple(denied_folder(folder) for folder in deny)
         self.excluded = ExcludedFiles.read(self.root)
         self._lock = threading.Lock()  # handler threads share the listing below
         self._listing: list[str] | None = None
+        self._shown: list[str] = []
         self._folder_times: dict[str, int] = {}
         self._walked_at = 0
         self._unreadable: set[str] = set()  # folders already logged, so each is said once
@@ -175,8 +176,7 @@ class Vault:
         """True if the vault path is in a folder of the deny list, however it is spelled."""
         if not self.denied_folders:
             return False
-        parts = comparable(relative).split("/")
-        return any(parts[: len(folder)] == folder for folder in self.denied_folders)
+        return (comparable(relative) + "/").startswith(self.denied_folders)  # each ends with '/'
 
     def denied_real(self, real: Path) -> bool:
         """The same for the real path, after symlinks: a link to a denied note is denied."""
@@ -233,15 +233,19 @@ class Vault:
     def list_notes(self, folder=None) -> list[str]:
         """The vault-relative paths of the notes in folder and its subfolders, sorted.
         folder is judged like any path from a model; None means the whole vault."""
-        notes = [note for note in self.all_notes() if not self.excluded(note)]  # as Obsidian's search
+        notes = self.listings()[1]
         if folder is None:
             return notes
         _, prefix = self.find_folder(folder)
         return [note for note in notes if note.startswith(prefix)]
 
     def all_notes(self) -> list[str]:
-        """Every note of the vault, Obsidian's excluded files too (not the denied ones),
-        from the last walk while no folder has changed.
+        """Every note of the vault, Obsidian's excluded files too (not the denied ones)."""
+        return self.listings()[0]
+
+    def listings(self) -> tuple[list[str], list[str]]:
+        """(every note, those Obsidian's excluded files leave), from the last walk while
+        no folder has changed.
 
         Adding, removing or renaming a file changes its folder's modification time,
         so checking for changes costs one stat per folder, not a read of every
@@ -250,7 +254,8 @@ class Vault:
             if self._listing is None or self.folders_changed():
                 self._walked_at = time.time_ns()
                 self._listing, self._folder_times = self.walk()
-            return self._listing
+                self._shown = [note for note in self._listing if not self.excluded(note)]  # as Obsidian's search
+            return self._listing, self._shown
 
     def folders_changed(self) -> bool:
         for folder, seen in self._folder_times.items():
@@ -332,12 +337,13 @@ def no_note(relative: str) -> NoteNotFound:
     )
 
 
-def denied_folder(folder) -> list[str]:
-    """A folder of the deny list, judged like a model's path, as denied() compares it."""
+def denied_folder(folder) -> str:
+    """A folder of the deny list, judged like a model's path, as denied() compares it:
+    'Journal/Health' -> 'journal/health/', so that 'journal/healthy' is not in it."""
     parts = path_parts(folder)
     if not parts:
         raise VaultError(f"{shown(folder)} names the whole vault; name a folder inside it")
-    return comparable("/".join(parts)).split("/")
+    return comparable("/".join(parts)) + "/"
 
 
 def comparable(relative: str) -> str:
