@@ -10,8 +10,8 @@ import unicodedata
 
 import pytest
 
-from helpers import McpClient, rpc, step_modules
-from launch import running_server
+from helpers import McpClient, StdioServer, rpc, step_modules
+from launch import quiet_environment, running_server
 from manifest import find_step
 from test_step09_watcher import get_stream
 
@@ -228,6 +228,22 @@ def test_the_watcher_says_nothing_of_a_change_in_a_denied_folder(server, vault):
         stream.close()
     assert data(server, "search_vault", query="zanzibarquux", limit=10, mode="keyword")["results"] == []
     assert "Open/Fresh.md" in data(server, "list_notes")["notes"]
+
+
+def test_over_stdio_with_the_variable_a_denied_note_is_as_absent(tmp_path):
+    vault = make_vault(tmp_path / "vault")
+    env = quiet_environment(str(tmp_path / "index")) | {"VAULT_MCP_EXCLUDE": os.pathsep.join(["PRIVATE", "journal"])}
+    server = StdioServer(find_step(STEP).server, "--vault", str(vault), env=env)
+    try:
+        server.handshake()
+        listed = server.ask(rpc("tools/call", id=2, name="list_notes", arguments={}))["result"]
+        read = server.ask(rpc("resources/read", id=3, uri="vault:///private/secret.md"))
+        opened = server.ask(rpc("tools/call", id=4, name="get_note", arguments={"path": "Open/link-to-secret"}))
+    finally:
+        server.stop()
+    assert listed["structuredContent"]["notes"] == ["Home.md", "Open/Target.md", "privateer/Log.md"]
+    assert read["error"]["message"].startswith(MISSING)
+    assert opened["result"]["isError"] is True and opened["result"]["content"][0]["text"].startswith(MISSING)
 
 
 def test_a_note_indexed_before_its_folder_was_denied_is_forgotten(tmp_path):
