@@ -217,8 +217,9 @@ def test_embeds_false_gives_the_text_as_written(embed_server):
 
 
 def test_a_note_embedding_its_own_section_shows_it_once(embed_server):
-    text = data(embed_server, "get_note", path="Self", heading="Top")["text"]
-    assert text == "# Top\nown text\n\n![[#Top]]"  # the note itself is already shown
+    note = data(embed_server, "get_note", path="Self", heading="Top")
+    assert note["text"] == "# Top\nown text\n\n![[#Top]]"  # the note itself is already shown
+    assert note["embedsNotShown"] == [{"embed": "![[#Top]]", "in": "Self.md", "reason": "Self.md is already shown around it"}]
 
 
 def test_a_cycle_is_shown_once_and_stops_where_it_would_repeat(embed_server):
