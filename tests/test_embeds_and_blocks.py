@@ -59,7 +59,7 @@ NOTES = {
     "Linker.md": "See [[Blocks#^para-1]] and [[Blocks]].\n",
     "Cycle A.md": "A text\n\n![[Cycle B]]\n",
     "Cycle B.md": "B text\n\n![[Cycle A]]\n",
-    "Self.md": "# Top\nown text\n\n![[#Top]]\n",
+    "Self.md": "## One\nfirst\n\n## Two\n![[#One]]\n![[#Two]]\n",
     "Deep 1.md": "level 1\n\n![[Deep 2]]\n",
     "Deep 2.md": "level 2\n\n![[Deep 3]]\n",
     "Deep 3.md": "level 3\n\n![[Deep 4]]\n",
@@ -216,10 +216,20 @@ def test_embeds_false_gives_the_text_as_written(embed_server):
     assert note["text"] == NOTES["Host.md"] and "embedsNotShown" not in note
 
 
-def test_a_note_embedding_its_own_section_shows_it_once(embed_server):
-    note = data(embed_server, "get_note", path="Self", heading="Top")
-    assert note["text"] == "# Top\nown text\n\n![[#Top]]"  # the note itself is already shown
-    assert note["embedsNotShown"] == [{"embed": "![[#Top]]", "in": "Self.md", "reason": "Self.md is already shown around it"}]
+def test_a_note_shows_its_own_sections_but_not_the_one_that_embeds_itself(embed_server):
+    # As Obsidian's help does ("Set up Obsidian Sync" embeds four of its own sections).
+    one = embedded("Self.md#One", "## One\nfirst")
+    two = embedded("Self.md#Two", "## Two\n" + one + "\n![[#Two]]")
+    note = data(embed_server, "get_note", path="Self")
+    assert note["text"] == "## One\nfirst\n\n## Two\n" + one + "\n" + two + "\n"
+    assert note["embedsNotShown"] == [
+        {"embed": "![[#Two]]", "in": "Self.md", "reason": "Self.md#Two is already shown around it"}]
+
+
+def test_the_section_asked_for_counts_as_shown(embed_server):
+    note = data(embed_server, "get_note", path="Self", heading="two")
+    assert note["text"] == "## Two\n" + embedded("Self.md#One", "## One\nfirst") + "\n![[#Two]]"
+    assert [s["reason"] for s in note["embedsNotShown"]] == ["Self.md#Two is already shown around it"]
 
 
 def test_a_cycle_is_shown_once_and_stops_where_it_would_repeat(embed_server):

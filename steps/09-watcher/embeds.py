@@ -7,8 +7,10 @@ Decisions:
   symlink out of it, a note too large, all are refused here exactly as there.
 - The embedded text is a quote that names its source, "> Embedded from Glossary.md#^kahm:",
   so a model can tell the note's own words from borrowed ones, and where to read more.
-- Embeds inside embeds are shown too, MAX_DEPTH levels deep. A note already being shown
-  is not shown again inside itself: A embeds B embeds A stops at the second A.
+- Embeds inside embeds are shown too, MAX_DEPTH levels deep. A part already being shown
+  (a note, "Note.md#Heading", "Note.md#^id") is not shown again inside itself: A embeds
+  B embeds A stops at the second A. A note may show its other sections, as Obsidian's
+  help does, but not the section that holds the embed.
 - The whole answer keeps to the size of one note read (MAX_NOTE_BYTES): an embed that
   would pass it stays a link.
 - An embed that is not shown stays as written and is listed with the reason (no such
@@ -32,9 +34,9 @@ class Embeds:
         self.room = MAX_NOTE_BYTES - size  # what the embedded text may add to the answer
         self.not_shown: list[dict] = []
 
-    def expand(self, text: str, source: str, within: tuple[str, ...] = ()) -> str:
-        """`text` (written in the note `source`) with each note embed replaced by its quote."""
-        within = within + (source,)  # the notes being shown, outermost first
+    def expand(self, text: str, source: str, within: tuple[str, ...]) -> str:
+        """`text`, written in the note `source`, with each note embed replaced by its quote;
+        `within` names the parts being shown, outermost first, `text` last (part_name)."""
         pieces, done = [], 0
         for link in find_links(text):
             if not link.embed:
@@ -55,8 +57,9 @@ class Embeds:
             if found.kind == UNRESOLVED:
                 self.skip(written, source, f"no note {shown(link.target)} in the vault")
             return None
-        if found.target in within:
-            return self.skip(written, source, f"{found.target} is already shown around it")
+        label = part_name(found.target, link.subpath)
+        if label.lower() in (part.lower() for part in within):  # subpaths compare without case
+            return self.skip(written, source, f"{label} is already shown around it")
         if len(within) > MAX_DEPTH:
             return self.skip(written, source, f"embeds are shown {MAX_DEPTH} levels deep")
         try:
@@ -68,17 +71,21 @@ class Embeds:
         if part is None:
             kind = "block" if link.subpath.startswith("^") else "heading"
             return self.skip(written, source, f"{path} has no {kind} {shown(link.subpath)}")
-        label = path + (f"#{link.subpath}" if link.subpath else "")
         cost = quoted_size(part, len(within)) + len(label) - len(written)
         if cost > self.room:
             return self.skip(written, source, f"the answer would pass {MAX_NOTE_BYTES // 2**20} MiB")
         self.room -= cost
-        inner = self.expand(part, path, within)
-        lines = inner.strip("\n").split("\n")  # a note's closing blank line would end the quote on ">"
+        inner = self.expand(part, path, within + (label,))
+        lines = inner.strip("\n").split("\n")  # a note ends with a line break: no empty "> " last
         return "\n".join(["> Embedded from " + label + ":"] + ["> " + line for line in lines])
 
     def skip(self, written: str, source: str, reason: str) -> None:
         self.not_shown.append({"embed": written, "in": source, "reason": reason})
+
+
+def part_name(path: str, subpath: str) -> str:
+    """What a quote is labelled with, and how parts being shown are told apart."""
+    return f"{path}#{subpath}" if subpath else path
 
 
 def quoted_size(text: str, depth: int) -> int:

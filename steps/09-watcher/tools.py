@@ -17,7 +17,7 @@ from markdown import Link
 from notes import parse_note
 from resources import title_of
 from schema import check_schema, defaults, validate
-from embeds import Embeds
+from embeds import Embeds, part_name
 from inbox import create_note
 from related import related_notes
 from vault import NoteNotFound, Vault, VaultError, page, path_to_uri, shown
@@ -158,7 +158,7 @@ def get_note(context: Context, arguments: dict) -> dict:
         result["heading"], result["text"] = heading, section
     if arguments["embeds"]:
         embeds = Embeds(context.vault, context.index.link_graph(), len(text.encode("utf-8")))
-        result["text"] = embeds.expand(result["text"], path)
+        result["text"] = embeds.expand(result["text"], path, (part_name(path, heading or ""),))
         if embeds.not_shown:
             result["embedsNotShown"] = embeds.not_shown
     return result
