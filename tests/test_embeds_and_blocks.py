@@ -3,9 +3,13 @@ for it: get_note returns the block "^id" names, in each kind of block; get_backl
 names the block a link points at; get_note quotes embedded notes, sections and blocks in
 place, cycle-safe, depth-limited, within the size of one note read, never from outside
 the vault, and gives the raw text when asked."""
+from contextlib import ExitStack
+
 import pytest
 
-from helpers import McpClient, rpc, step_modules
+from helpers import tool_data as data
+from helpers import tool_refusal as refusal
+from helpers import tool_session
 from launch import running_server
 from manifest import find_step
 
@@ -87,28 +91,18 @@ def make_vault(root):
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
     """One running server per step, started when a test first asks for it."""
-    started, stack = {}, []
+    started = {}
+    with ExitStack() as running:
 
-    def server(number):
-        if number not in started:
-            vault = make_vault(tmp_path_factory.mktemp(f"embeds{number}"))
-            step = find_step(number)
-            with step_modules(step.path):
-                from schema import validate
-            context = running_server(step.server, "--vault", str(vault), timeout=30)
-            url, _log = context.__enter__()
-            stack.append(context)
-            client = McpClient(url)
-            client.session_id = client.open_session()
-            tools = client.send(client.session_id, rpc("tools/list")).json()["result"]["tools"]
-            client.schemas = {tool["name"]: tool["outputSchema"] for tool in tools}
-            client.validate, client.step = validate, number
-            started[number] = client
-        return started[number]
+        def server(number):
+            if number not in started:
+                vault = make_vault(tmp_path_factory.mktemp(f"embeds{number}"))
+                step = find_step(number)
+                url, _log = running.enter_context(running_server(step.server, "--vault", str(vault), timeout=30))
+                started[number] = tool_session(url, step.path)
+            return started[number]
 
-    yield server
-    for context in reversed(stack):
-        context.__exit__(None, None, None)
+        yield server
 
 
 @pytest.fixture(params=BLOCK_STEPS, ids=lambda number: f"step{number}")
@@ -119,23 +113,6 @@ def block_server(request, servers):
 @pytest.fixture(params=EMBED_STEPS, ids=lambda number: f"step{number}")
 def embed_server(request, servers):
     return servers(request.param)
-
-
-def call(server, name, **arguments) -> dict:
-    return server.send(server.session_id, rpc("tools/call", name=name, arguments=arguments)).json()["result"]
-
-
-def data(server, name, **arguments) -> dict:
-    result = call(server, name, **arguments)
-    assert result["isError"] is False, result
-    assert server.validate(server.schemas[name], result["structuredContent"]) == []
-    return result["structuredContent"]
-
-
-def refusal(server, name, **arguments) -> str:
-    result = call(server, name, **arguments)
-    assert result["isError"] is True, result
-    return result["content"][0]["text"]
 
 
 # Block ids
