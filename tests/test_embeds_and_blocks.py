@@ -45,6 +45,10 @@ with an id. ^para-1
 
 ^table-1
 
+| c | d |
+|---|---|
+^table-2
+
 ```
 code ^not-a-block
 ```
@@ -125,6 +129,7 @@ def embed_server(request, servers):
     ("^callout-1", "> [!tip] A callout\n> that spans two lines"),  # the line right after a callout
     ("^quote-1", "> A plain quote"),
     ("^table-1", "| a | b |\n|---|---|\n| 1 | 2 |"),  # a table's id stands after it
+    ("^table-2", "| c | d |\n|---|---|"),  # or on the line right after it
     ("^PARA-1", "A paragraph that ends\nwith an id."),  # ids compare without case, like headings
 ])
 def test_get_note_returns_the_block_an_id_names(block_server, block, text):
@@ -137,7 +142,7 @@ def test_get_note_lists_the_block_ids_with_their_lines(block_server):
     assert blocks == [
         {"id": "para-1", "line": 4}, {"id": "item-2", "line": 8}, {"id": "item-3", "line": 9},
         {"id": "list-1", "line": 12}, {"id": "callout-1", "line": 17}, {"id": "quote-1", "line": 21},
-        {"id": "table-1", "line": 23},
+        {"id": "table-1", "line": 23}, {"id": "table-2", "line": 29},
     ]
 
 
