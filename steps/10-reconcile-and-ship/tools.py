@@ -156,12 +156,18 @@ def get_note(context: Context, arguments: dict) -> dict:
         if section is None:
             raise VaultError(no_such_part(path, note, heading))
         result["heading"], result["text"] = heading, section
-    if arguments["embeds"]:
-        embeds = Embeds(context.vault, context.index.link_graph(), len(text.encode("utf-8")))
-        result["text"] = embeds.expand(result["text"], path, (part_name(path, heading or ""),))
-        if embeds.not_shown:
-            result["embedsNotShown"] = embeds.not_shown
+    if arguments["embeds"] and any(link.embed for link in note.links):  # else no graph is needed
+        quote_embeds(context, result, heading, len(text.encode("utf-8")))
     return result
+
+
+def quote_embeds(context: Context, result: dict, heading: str | None, size: int) -> None:
+    """Show in result["text"] what its embeds name, and list those left as links (embeds.py)."""
+    embeds = Embeds(context.vault, context.index.link_graph(), size)
+    path = result["path"]
+    result["text"] = embeds.expand(result["text"], path, (part_name(path, heading or ""),))
+    if embeds.not_shown:
+        result["embedsNotShown"] = embeds.not_shown
 
 
 # region open-note
