@@ -55,6 +55,10 @@ code ^not-a-block
 
 ## A heading ^not-either
 An id with a bad character ^not_valid
+
+## Under a heading
+
+^not-a-heading
 """
 
 BIG = ("All work and no play. " * 40 + "\n") * 700  # about 620 KB: one fits, two do not
@@ -146,7 +150,7 @@ def test_get_note_lists_the_block_ids_with_their_lines(block_server):
     ]
 
 
-@pytest.mark.parametrize("block", ["^not-a-block", "^not-either", "^not_valid", "^missing"])
+@pytest.mark.parametrize("block", ["^not-a-block", "^not-either", "^not_valid", "^not-a-heading", "^missing"])
 def test_what_is_no_block_is_refused_with_the_ids_there_are(block_server, block):
     said = refusal(block_server, "get_note", path="Blocks.md", heading=block)
     assert f"has no block {block!r}" in said.replace('"', "'") and "^para-1, ^item-2" in said

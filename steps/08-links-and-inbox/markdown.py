@@ -302,7 +302,7 @@ def find_blocks(text: str, first_line: int = 1, masked: str | None = None) -> li
         after_blank = alone and last >= 0 and not masked_lines[last].strip()
         while last >= 0 and not masked_lines[last].strip():
             last -= 1
-        if last < 0:
+        if last < 0 or _HEADING.match(masked_lines[last]):  # a heading is no block
             continue
         start = _block_start(masked_lines, last, whole=after_blank)
         own = lines[start : last + 1]
