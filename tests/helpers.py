@@ -185,3 +185,35 @@ def step_modules(*folders: Path):
             if name not in before and (name in names or _from_the_repository(module)):
                 del sys.modules[name]  # the next block loads its own copy
         sys.modules.update(hidden)
+
+
+def tool_session(url: str, step_path: Path) -> McpClient:
+    """A client with an open session on a step's server that knows the output schema of each
+    tool, and the step's own validate, for tool_call, tool_data and tool_refusal."""
+    with step_modules(step_path):
+        from schema import validate
+    client = McpClient(url)
+    client.session_id = client.open_session()
+    tools = client.send(client.session_id, rpc("tools/list")).json()["result"]["tools"]
+    client.schemas = {tool["name"]: tool["outputSchema"] for tool in tools}
+    client.validate = validate
+    return client
+
+
+def tool_call(client: McpClient, name: str, **arguments) -> dict:
+    return client.send(client.session_id, rpc("tools/call", name=name, arguments=arguments)).json()["result"]
+
+
+def tool_data(client: McpClient, name: str, **arguments) -> dict:
+    """The structured answer of a call that must succeed, checked against the tool's output schema."""
+    result = tool_call(client, name, **arguments)
+    assert result["isError"] is False, result
+    assert client.validate(client.schemas[name], result["structuredContent"]) == []
+    return result["structuredContent"]
+
+
+def tool_refusal(client: McpClient, name: str, **arguments) -> str:
+    """The text of a call that must be refused as a tool error."""
+    result = tool_call(client, name, **arguments)
+    assert result["isError"] is True, result
+    return result["content"][0]["text"]

@@ -5,7 +5,8 @@ note it skips is said in its log.
 
 Each step is run whose readers of note files differ from the step before: tools.py
 and resources.py (get_note, resources/read), vault_index.py (the index reads every
-note), links.py, the watcher (step 9) and reconcile (step 10). Every wait is bounded."""
+note), links.py, embeds.py (a note get_note shows inside another, step 8), the watcher
+(step 9) and reconcile (step 10). Every wait is bounded."""
 import multiprocessing
 import os
 import re
@@ -18,12 +19,14 @@ from helpers import McpClient, rpc
 from launch import running_server
 from manifest import load_steps
 
-READERS = {"vault.py", "tools.py", "resources.py", "vault_index.py", "links.py", "watcher.py", "reconcile.py"}
+READERS = {"vault.py", "tools.py", "resources.py", "vault_index.py", "links.py", "embeds.py", "watcher.py",
+           "reconcile.py"}
 STEPS = [step for step in load_steps() if step.vault and READERS & set(step.changes)]
 SECRET = b"zqxjvwsecret"  # one word no note has, so a keyword search for it finds only a leak
-# Each call asks twice (get_note, resources/read). When the note was opened by its path
-# after the check, 12 to 14 answers in 600 held the outside file: at that rate, 600
-# answers without a leak happen less than once in 100,000 runs.
+# Each call asks twice (get_note, resources/read), and once more through a note that
+# embeds it. When the note was opened by its path after the check, 12 to 14 answers in
+# 600 held the outside file: at that rate, 600 answers without a leak happen less than
+# once in 100,000 runs.
 CALLS = 300
 FLIPS = 200_000  # a bound only: the flipper stops when the calls are done
 
@@ -76,6 +79,7 @@ def test_a_name_flipped_to_a_link_out_of_the_vault_never_leaks_the_outside_file(
     vault.mkdir()
     (vault / "Home.md").write_text("# Home\n[[Flip]]\n", encoding="utf-8")
     (vault / "Flip.md").write_text("# Flip\nA note inside the vault.\n", encoding="utf-8")
+    (vault / "Shows flip.md").write_text("![[Flip]]\n", encoding="utf-8")  # shown in place from step 8
     outside.write_bytes(b"# Secret\n" + SECRET + b"\n")
     with running_server(step.server, "--vault", str(vault), timeout=30) as (url, log_path):
         server = Server(url, log_path)
@@ -89,7 +93,8 @@ def test_a_name_flipped_to_a_link_out_of_the_vault_never_leaks_the_outside_file(
         try:
             for number in range(CALLS):
                 replies = [server.send("tools/call", name="get_note", arguments={"path": "Flip.md"}),
-                           server.send("resources/read", uri="vault:///Flip.md")]
+                           server.send("resources/read", uri="vault:///Flip.md"),
+                           server.send("tools/call", name="get_note", arguments={"path": "Shows flip.md"})]
                 if indexed and number % 50 == 49:  # the index reads the note too: by reindex, or by the watcher
                     replies += [server.send("tools/call", name="reindex", arguments={}),
                                 server.send("tools/call", name="search_vault",

@@ -5,7 +5,10 @@ import time
 
 import pytest
 
-from helpers import McpClient, rpc, step_modules
+from helpers import tool_call as call
+from helpers import tool_data as data
+from helpers import tool_refusal as refusal
+from helpers import tool_session
 from launch import running_server
 from manifest import find_step
 
@@ -33,33 +36,10 @@ def server(request, tmp_path_factory):
         (vault / path).parent.mkdir(parents=True, exist_ok=True)
         (vault / path).write_text(text, encoding="utf-8")
     step = find_step(request.param)
-    with step_modules(step.path):
-        from schema import validate
     with running_server(step.server, "--vault", str(vault), timeout=30) as (url, _log):
-        client = McpClient(url)
-        client.session_id = client.open_session()
-        tools = client.send(client.session_id, rpc("tools/list")).json()["result"]["tools"]
-        client.schemas = {tool["name"]: tool["outputSchema"] for tool in tools}
-        client.validate = validate
+        client = tool_session(url, step.path)
         client.vault, client.step = vault, request.param
         yield client
-
-
-def call(server, name, **arguments) -> dict:
-    return server.send(server.session_id, rpc("tools/call", name=name, arguments=arguments)).json()["result"]
-
-
-def data(server, name, **arguments) -> dict:
-    result = call(server, name, **arguments)
-    assert result["isError"] is False, result
-    assert server.validate(server.schemas[name], result["structuredContent"]) == []
-    return result["structuredContent"]
-
-
-def refusal(server, name, **arguments) -> str:
-    result = call(server, name, **arguments)
-    assert result["isError"] is True, result
-    return result["content"][0]["text"]
 
 
 # get_note by link name

@@ -48,11 +48,21 @@ class Link:
     line: int = 0
     markdown: bool = False  # written [text](target) rather than [[target]]
     from_property: str = ""  # the frontmatter property it was found in; "" for the body
+    # Where find_links found it, text[start:end], for a caller that replaces the link (an
+    # embed shown in place). Not compared: it counts from whatever text was searched.
+    span: tuple[int, int] = field(default=(0, 0), compare=False)
 
     @property
     def block(self) -> str:
         """The block id of a [[Note#^id]] link, else ""."""
         return self.subpath[1:] if self.subpath.startswith("^") else ""
+
+
+@dataclass
+class Block:
+    id: str  # as written after "^": "peak-signs"
+    line: int  # where the block starts
+    text: str  # the block as written, its "^id" left out
 
 
 @dataclass
@@ -268,6 +278,50 @@ def _ends_with_chain(path: list[str], wanted: list[str]) -> bool:
     return all(any(h == part for h in above) for part in wanted[:-1])
 
 
+# "^id" at the end of a line, after a space or alone on it; Obsidian allows Latin letters,
+# digits and "-" in an id.
+_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
+
+
+def find_blocks(text: str, first_line: int = 1, masked: str | None = None) -> list[Block]:
+    """Every block given an id, as Obsidian finds them, each id once (the first wins).
+
+    An id ends the last line of a paragraph, a list item, a quote or a callout, or stands
+    alone on the line right after it. Alone after a blank line, it names the whole block
+    above the blank: how a list, a quote or a table gets an id.
+    """
+    lines = text.split("\n")
+    masked_lines = (masked if masked is not None else mask(text)).split("\n")
+    blocks = {}
+    for number, masked_line in enumerate(masked_lines):
+        found = _BLOCK_ID.search(masked_line)
+        if not found or _HEADING.match(masked_line):
+            continue
+        alone = not masked_line[: found.start()].strip()
+        last = number - 1 if alone else number  # the block's last line
+        after_blank = alone and last >= 0 and not masked_lines[last].strip()
+        while last >= 0 and not masked_lines[last].strip():
+            last -= 1
+        if last < 0 or _HEADING.match(masked_lines[last]):  # a heading is no block
+            continue
+        start = _block_start(masked_lines, last, whole=after_blank)
+        own = lines[start : last + 1]
+        if not alone:
+            own[-1] = own[-1][: found.start()].rstrip()
+        blocks.setdefault(found.group(1).lower(), Block(found.group(1), first_line + start, "\n".join(own)))
+    return list(blocks.values())
+
+
+def _block_start(masked_lines: list[str], last: int, whole: bool) -> int:
+    """The first line of the block that ends at `last`: the run of lines up to a blank line
+    or a heading, or in a list, unless the `whole` list is meant, the item `last` is in."""
+    start = last
+    while start > 0 and masked_lines[start - 1].strip() and not _HEADING.match(masked_lines[start - 1]):
+        start -= 1
+    items = [n for n in range(start, last + 1) if _LIST_ITEM.match(masked_lines[n])]
+    return items[-1] if items and not whole else start
+
+
 # region chunks
 def chunk_sections(title: str, sections: list[Section], max_chars: int = 2000) -> list[Chunk]:
     """Pieces of at most max_chars characters, each starting with "Title > H1 > H2".
@@ -355,14 +409,14 @@ def find_links(text: str, first_line: int = 1, masked: str | None = None) -> lis
     line_of = _line_finder(text, first_line)
     links = []
     for m in _WIKILINK.finditer(masked):
-        links.append((m.start(), _wikilink(m.group(1) == "!", text[m.start(2) : m.end(2)])))
+        links.append((m, _wikilink(m.group(1) == "!", text[m.start(2) : m.end(2)])))
     for m in _MARKDOWN_LINK.finditer(_blank_wikilinks(masked)):
         written = [text[m.start(n) : m.end(n)] for n in (1, 2, 3)]
-        links.append((m.start(), _markdown_link(*written)))
-    links = [(start, link) for start, link in links if link]
-    links.sort(key=lambda item: item[0])
-    for start, link in links:
-        link.line = line_of(start)
+        links.append((m, _markdown_link(*written)))
+    links = [(match, link) for match, link in links if link]
+    links.sort(key=lambda item: item[0].start())
+    for match, link in links:
+        link.line, link.span = line_of(match.start()), match.span()
     return [link for _, link in links]
 
 

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 
 from frontmatter import read_frontmatter
 from markdown import (
+    Block,
     Chunk,
     Heading,
     Link,
     Section,
     Tag,
     chunk_sections,
+    find_blocks,
     find_headings,
     find_links,
     find_tags,
@@ -41,9 +43,14 @@ class Note:
     links: list[Link]  # those in properties first, then the body's in order
     outline: list[Heading]
     sections: list[Section]
+    blocks: list[Block]  # the paragraphs, list items, quotes and tables given an ^id
 
     def section(self, subpath: str) -> str | None:
-        """The text under a heading ("Day 2" or "Day 2#Timing"), subsections included."""
+        """The text under a heading ("Day 2" or "Day 2#Timing"), subsections included, or
+        the block a link's "^id" names; None when there is none."""
+        if subpath.startswith("^"):
+            wanted = subpath[1:].lower()  # ids compare without case, as headings do
+            return next((block.text for block in self.blocks if block.id.lower() == wanted), None)
         return section_text(self.body, subpath)
 
     def tag_keys(self) -> set[str]:
@@ -63,7 +70,7 @@ def parse_note(title: str, text: str) -> Note:
     properties, first, key_lines = front.data, front.body_line, front.key_lines
     tags_line = key_lines.get("tags", 1)
     tags = [Tag(name, line=tags_line, in_frontmatter=True) for name in property_tags(properties)]
-    body, masked = front.body, mask(front.body)  # masked once, searched four times
+    body, masked = front.body, mask(front.body)  # masked once, searched five times
     return Note(
         title=title,
         frontmatter=properties,
@@ -76,6 +83,7 @@ def parse_note(title: str, text: str) -> Note:
         links=property_links(properties, key_lines) + find_links(body, first, masked),
         outline=find_headings(body, first, masked),
         sections=split_sections(body, first, masked),
+        blocks=find_blocks(body, first, masked),
     )
 # endregion parse-note
 

@@ -140,6 +140,7 @@ def get_note(context: Context, arguments: dict) -> dict:
         "aliases": note.aliases,
         "links": [link_data(link) for link in note.links],
         "outline": [{"level": h.level, "heading": h.text, "line": h.line} for h in note.outline],
+        "blocks": [{"id": block.id, "line": block.line} for block in note.blocks],
         "text": note.body,
     }
     if note.frontmatter_error:  # the model should know the properties it sees may be missing
@@ -148,10 +149,18 @@ def get_note(context: Context, arguments: dict) -> dict:
     if heading is not None:
         section = note.section(heading)
         if section is None:
-            headings = ", ".join(shown(h.text) for h in note.outline) or "none"
-            raise VaultError(f"{path} has no heading {shown(heading)}; its headings: {headings}")
+            raise VaultError(no_such_part(path, note, heading))
         result["heading"], result["text"] = heading, section
     return result
+
+
+def no_such_part(path: str, note, wanted: str) -> str:
+    """Why a heading or block was not found, with the ones the note has, to choose from."""
+    if wanted.startswith("^"):
+        ids = ", ".join("^" + block.id for block in note.blocks) or "none"
+        return f"{path} has no block {shown(wanted)}; its block ids: {ids}"
+    headings = ", ".join(shown(h.text) for h in note.outline) or "none"
+    return f"{path} has no heading {shown(wanted)}; its headings: {headings}"
 
 
 def link_data(link: Link) -> dict:
@@ -194,8 +203,9 @@ GET_NOTE = Tool(
         "aliases, outgoing links, outline of headings, and its Markdown text without the "
         'properties. `path` is relative to the vault, e.g. "Bread/Focaccia.md" (".md" may be left '
         'out), as list_notes gives it. Give `heading` (e.g. "Shaping", or "Day 2#Timing" for a '
-        "heading under another) to get only that section's text. A path that leaves the vault is "
-        "refused."
+        "heading under another) to get only that section's text, or a block's id as `blocks` "
+        'lists it, after "^" (e.g. "^peak-signs"), to get only that block. A path that leaves the '
+        "vault is refused."
     ),
     input_schema={
         "type": "object",
@@ -203,7 +213,8 @@ GET_NOTE = Tool(
             "path": {"type": "string", "minLength": 1, "maxLength": 1024,
                      "description": 'The note\'s path in the vault, e.g. "Bread/Focaccia.md".'},
             "heading": {"type": "string", "minLength": 1, "maxLength": 1024,
-                        "description": "Only the section under this heading, as the outline shows it."},
+                        "description": 'Only the section under this heading, as the outline shows it, '
+                                       'or only the block "^id", as blocks lists it.'},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -220,10 +231,12 @@ GET_NOTE = Tool(
             "links": {"type": "array", "items": LINK_SCHEMA},
             "outline": {"type": "array", "items": {"type": "object", "properties": {
                 "level": {"type": "integer"}, "heading": {"type": "string"}, "line": {"type": "integer"}}}},
+            "blocks": {"type": "array", "description": 'what "^id" names: a paragraph, list item, quote or table',
+                       "items": {"type": "object", "properties": {"id": {"type": "string"}, "line": {"type": "integer"}}}},
             "heading": {"type": "string"},
             "text": {"type": "string"},
         },
-        "required": ["path", "title", "frontmatter", "tags", "aliases", "links", "outline", "text"],
+        "required": ["path", "title", "frontmatter", "tags", "aliases", "links", "outline", "blocks", "text"],
     },
     run=get_note,
     annotations=READ_ONLY,

@@ -17,6 +17,7 @@ from markdown import Link
 from notes import parse_note
 from resources import title_of
 from schema import check_schema, defaults, validate
+from embeds import Embeds, part_name
 from inbox import create_note
 from related import related_notes
 from vault import NoteNotFound, Vault, VaultError, page, path_to_uri, shown
@@ -144,6 +145,7 @@ def get_note(context: Context, arguments: dict) -> dict:
         "aliases": note.aliases,
         "links": [link_data(link) for link in note.links],
         "outline": [{"level": h.level, "heading": h.text, "line": h.line} for h in note.outline],
+        "blocks": [{"id": block.id, "line": block.line} for block in note.blocks],
         "text": note.body,
     }
     if note.frontmatter_error:  # the model should know the properties it sees may be missing
@@ -152,10 +154,20 @@ def get_note(context: Context, arguments: dict) -> dict:
     if heading is not None:
         section = note.section(heading)
         if section is None:
-            headings = ", ".join(shown(h.text) for h in note.outline) or "none"
-            raise VaultError(f"{path} has no heading {shown(heading)}; its headings: {headings}")
+            raise VaultError(no_such_part(path, note, heading))
         result["heading"], result["text"] = heading, section
+    if arguments["embeds"] and any(link.embed for link in note.links):  # else no graph is needed
+        quote_embeds(context, result, heading, len(text.encode("utf-8")))
     return result
+
+
+def quote_embeds(context: Context, result: dict, heading: str | None, size: int) -> None:
+    """Show in result["text"] what its embeds name, and list those left as links (embeds.py)."""
+    embeds = Embeds(context.vault, context.index.link_graph(), size)
+    path = result["path"]
+    result["text"] = embeds.expand(result["text"], path, (part_name(path, heading or ""),))
+    if embeds.not_shown:
+        result["embedsNotShown"] = embeds.not_shown
 
 
 # region open-note
@@ -187,6 +199,15 @@ def alias_hint(graph, target: str) -> str:
     """For a name that is only an alias: which note has it (Obsidian does not open it either)."""
     note = graph.alias_of(target, VAULT_ROOT)
     return f"; but {shown(target)} is an alias of {note}: open that path" if note else ""
+
+
+def no_such_part(path: str, note, wanted: str) -> str:
+    """Why a heading or block was not found, with the ones the note has, to choose from."""
+    if wanted.startswith("^"):
+        ids = ", ".join("^" + block.id for block in note.blocks) or "none"
+        return f"{path} has no block {shown(wanted)}; its block ids: {ids}"
+    headings = ", ".join(shown(h.text) for h in note.outline) or "none"
+    return f"{path} has no heading {shown(wanted)}; its headings: {headings}"
 
 
 def link_data(link: Link) -> dict:
@@ -232,7 +253,10 @@ GET_NOTE = Tool(
         "then `path` in the result is the note opened, `resolvedFrom` what was asked, and "
         "`candidates` every note of that name when there are several. Give `heading` (e.g. "
         '"Shaping", or "Day 2#Timing" for a heading under another) to get only that section\'s '
-        "text. A path that leaves the vault is refused."
+        'text, or a block\'s id as `blocks` lists it, after "^" (e.g. "^peak-signs"), to get only '
+        "that block. Notes the text embeds (![[Note]], ![[Note#Heading]]) are quoted in place, "
+        "each naming its source; `embedsNotShown` lists those left as links, and why. A path that "
+        "leaves the vault is refused."
     ),
     input_schema={
         "type": "object",
@@ -241,7 +265,10 @@ GET_NOTE = Tool(
                      "description": 'The note\'s path in the vault, e.g. "Bread/Focaccia.md", or a link '
                                     'target, e.g. "Focaccia".'},
             "heading": {"type": "string", "minLength": 1, "maxLength": 1024,
-                        "description": "Only the section under this heading, as the outline shows it."},
+                        "description": 'Only the section under this heading, as the outline shows it, '
+                                       'or only the block "^id", as blocks lists it.'},
+            "embeds": {"type": "boolean", "default": True,
+                       "description": "false: the text as written, each ![[embed]] left as a link."},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -261,10 +288,16 @@ GET_NOTE = Tool(
             "links": {"type": "array", "items": LINK_SCHEMA},
             "outline": {"type": "array", "items": {"type": "object", "properties": {
                 "level": {"type": "integer"}, "heading": {"type": "string"}, "line": {"type": "integer"}}}},
+            "blocks": {"type": "array", "description": 'what "^id" names: a paragraph, list item, quote or table',
+                       "items": {"type": "object", "properties": {"id": {"type": "string"}, "line": {"type": "integer"}}}},
             "heading": {"type": "string"},
-            "text": {"type": "string"},
+            "text": {"type": "string", "description": "embedded notes quoted in place, unless embeds is false"},
+            "embedsNotShown": {"type": "array", "description": "embeds left as written, and why",
+                               "items": {"type": "object", "properties": {
+                                   "embed": {"type": "string"}, "in": {"type": "string"}, "reason": {"type": "string"}},
+                                   "required": ["embed", "in", "reason"]}},
         },
-        "required": ["path", "title", "frontmatter", "tags", "aliases", "links", "outline", "text"],
+        "required": ["path", "title", "frontmatter", "tags", "aliases", "links", "outline", "blocks", "text"],
     },
     run=get_note,
     annotations=READ_ONLY,
@@ -360,7 +393,7 @@ REINDEX = Tool(
 def get_backlinks(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])  # judged like any path from a model
     graph = context.index.link_graph()
-    backlinks = [{"path": b.source, "line": b.line, "context": b.context} for b in graph.backlinks(path)]
+    backlinks = [backlink_data(backlink) for backlink in graph.backlinks(path)]
     missing = graph.unresolved(path)
     result = {"path": path, "backlinks": backlinks, "unresolved": sorted({r.link.target for r in missing})}
     alias_of = {r.link.target: r.alias_of for r in missing if r.alias_of}
@@ -369,13 +402,21 @@ def get_backlinks(context: Context, arguments: dict) -> dict:
     return result
 
 
+def backlink_data(backlink) -> dict:
+    data = {"path": backlink.source, "line": backlink.line, "context": backlink.context}
+    if backlink.link.block:  # [[Note#^id]] points at one block of the note
+        data["block"] = backlink.link.block
+    return data
+
+
 GET_BACKLINKS = Tool(
     name="get_backlinks",
     title="Notes that link here",
     description=(
         "List the notes of the user's Obsidian vault that link to one note, each with the line "
         "that links and that line's text, resolved as Obsidian resolves links (an exact path, then "
-        "a note of that name in the linking note's folder, then the shortest path). `unresolved` "
+        "a note of that name in the linking note's folder, then the shortest path); `block` names "
+        "the block a link points at ([[Note#^id]]), for get_note's `heading` as \"^id\". `unresolved` "
         "lists the note's own links that lead to no note; `aliasOf` names, for those that are "
         "another note's alias, that note: Obsidian resolves no bare alias, [[Note|alias]] is the "
         "link to write. `path` as list_notes gives it."
@@ -391,7 +432,8 @@ GET_BACKLINKS = Tool(
         "properties": {
             "path": {"type": "string"},
             "backlinks": {"type": "array", "items": {"type": "object", "properties": {
-                "path": {"type": "string"}, "line": {"type": "integer"}, "context": {"type": "string"}},
+                "path": {"type": "string"}, "line": {"type": "integer"}, "context": {"type": "string"},
+                "block": {"type": "string", "description": "the block id the link points at, without ^"}},
                 "required": ["path", "line", "context"]}},
             "unresolved": {"type": "array", "items": {"type": "string"}},
             "aliasOf": {"type": "object", "additionalProperties": {"type": "string"},

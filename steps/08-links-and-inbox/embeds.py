@@ -1,0 +1,94 @@
+"""Embeds shown as Obsidian shows them: get_note puts the note, section or block that
+![[Note]], ![[Note#Heading]] or ![[Note#^id]] names in place of the link.
+
+Decisions:
+- What is embedded is found the way a link is (links.py resolves the target) and read
+  the way get_note reads a note (vault.read_note): a path that leaves the vault, a
+  symlink out of it, a note too large, all are refused here exactly as there.
+- The embedded text is a quote that names its source, "> Embedded from Glossary.md#^kahm:",
+  so a model can tell the note's own words from borrowed ones, and where to read more.
+- Embeds inside embeds are shown too, MAX_DEPTH levels deep. A part already being shown
+  (a note, "Note.md#Heading", "Note.md#^id") is not shown again inside itself: A embeds
+  B embeds A stops at the second A. A note may show its other sections, as Obsidian's
+  help does, but not the section that holds the embed.
+- The whole answer keeps to the size of one note read (MAX_NOTE_BYTES): an embed that
+  would pass it stays a link.
+- An embed that is not shown stays as written and is listed with the reason (no such
+  note, heading or block, a refusal, too deep, too large). Files that are not notes
+  (![[chart.svg]], ![[paper.pdf]]) stay links without a word: there is no text to show.
+"""
+from links import NOTE, UNRESOLVED, LinkGraph
+from markdown import Link, find_links
+from notes import parse_note
+from resources import title_of
+from vault import MAX_NOTE_BYTES, Vault, VaultError, shown
+
+MAX_DEPTH = 3  # a note, the notes it embeds, theirs, and theirs
+
+
+class Embeds:
+    """Expands the embeds of one answer; `not_shown` collects those left as links."""
+
+    def __init__(self, vault: Vault, graph: LinkGraph, size: int):
+        self.vault, self.graph = vault, graph
+        self.room = MAX_NOTE_BYTES - size  # what the embedded text may add to the answer
+        self.not_shown: list[dict] = []
+
+    def expand(self, text: str, source: str, within: tuple[str, ...]) -> str:
+        """`text`, written in the note `source`, with each note embed replaced by its quote;
+        `within` names the parts being shown, outermost first, `text` last (part_name)."""
+        pieces, done = [], 0
+        for link in find_links(text):
+            if not link.embed:
+                continue
+            start, end = link.span
+            quote = self.quote(link, text[start:end], source, within)
+            if quote is not None:
+                before = "\n" if start > 0 and text[start - 1] != "\n" else ""
+                after = "\n" if end < len(text) and text[end] != "\n" else ""
+                pieces += [text[done:start], before, quote, after]
+                done = end
+        return "".join(pieces) + text[done:]
+
+    def quote(self, link: Link, written: str, source: str, within: tuple[str, ...]) -> str | None:
+        """The quote that replaces one embed, or None (and a reason noted) to leave it."""
+        found = self.graph.resolved(source, link, "")
+        if found.kind != NOTE:
+            if found.kind == UNRESOLVED:
+                self.skip(written, source, f"no note {shown(link.target)} in the vault")
+            return None
+        label = part_name(found.target, link.subpath)
+        if label.lower() in (part.lower() for part in within):  # subpaths compare without case
+            return self.skip(written, source, f"{label} is already shown around it")
+        if len(within) > MAX_DEPTH:
+            return self.skip(written, source, f"embeds are shown {MAX_DEPTH} levels deep")
+        try:
+            path, text = self.vault.read_note(found.target)
+        except VaultError as refused:
+            return self.skip(written, source, str(refused))
+        note = parse_note(title_of(path), text)
+        part = note.section(link.subpath) if link.subpath else note.body  # properties are not shown
+        if part is None:
+            kind = "block" if link.subpath.startswith("^") else "heading"
+            return self.skip(written, source, f"{path} has no {kind} {shown(link.subpath)}")
+        cost = quoted_size(part, len(within)) + len(label) - len(written)
+        if cost > self.room:
+            return self.skip(written, source, f"the answer would pass {MAX_NOTE_BYTES // 2**20} MiB")
+        self.room -= cost
+        inner = self.expand(part, path, within + (label,))
+        lines = inner.strip("\n").split("\n")  # a note ends with a line break: no empty "> " last
+        return "\n".join(["> Embedded from " + label + ":"] + ["> " + line for line in lines])
+
+    def skip(self, written: str, source: str, reason: str) -> None:
+        self.not_shown.append({"embed": written, "in": source, "reason": reason})
+
+
+def part_name(path: str, subpath: str) -> str:
+    """What a quote is labelled with, and how parts being shown are told apart."""
+    return f"{path}#{subpath}" if subpath else path
+
+
+def quoted_size(text: str, depth: int) -> int:
+    """Bytes the text takes once quoted at this depth: "> " before each line, per level."""
+    lines = text.count("\n") + 2  # its lines and the label's
+    return len(text.encode("utf-8")) + 2 * depth * lines + len("Embedded from :\n\n")
