@@ -175,6 +175,13 @@ def test_a_denied_note_is_never_a_backlink_source(server):
     assert_no_denied_path(answer)
 
 
+def test_an_embed_of_a_denied_note_shows_nothing_of_it(server):
+    answer = data(server, "get_note", path="Home")
+    assert_no_secret(answer)
+    assert "![[secret]]" in answer["text"]  # left as written, as an embed of a missing note
+    assert not answer["text"].count("Embedded from")
+
+
 def test_related_notes_name_no_denied_note(server):
     for path in ["Home.md", "Open/Target.md"]:
         answer = data(server, "related_notes", path=path, limit=30)
