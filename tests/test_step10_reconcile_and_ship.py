@@ -154,7 +154,7 @@ def test_a_reconcile_killed_part_way_resumes_where_it_stopped(tmp_path, vault):
         edited = sorted((vault / "Bread").glob("*.md"))[:8]
         in_an_hour = time.time_ns() + 3600 * 10**9  # too recent to trust however slowly the server starts
         for number, note in enumerate(edited):
-            note.write_text(note.read_text() + f"\nEdited while stopped: marker{number}word.\n")
+            note.write_text(note.read_text() + f"\nEdited while stopped: marker{number}word, see [[Glossary]].\n")
             os.utime(note, ns=(in_an_hour, in_an_hour))
 
         ollama.answered, ollama.kill_at = 0, 4  # three notes embedded, then the process dies
@@ -180,6 +180,31 @@ def test_a_reconcile_killed_part_way_resumes_where_it_stopped(tmp_path, vault):
             assert ollama.answered == len(edited) - done_before
             for number, note in enumerate(edited):
                 assert server.found(f"marker{number}word") == [f"Bread/{note.name}"]
+            linking = {link["path"] for link in server.tool("get_backlinks", path="Glossary.md")["backlinks"]}
+            assert {f"Bread/{note.name}" for note in edited} <= linking  # the links stored with each note
+
+
+def test_a_first_build_killed_part_way_is_built_again_and_then_read_no_more(tmp_path, vault):
+    with KillingOllama() as ollama:
+        flags = ("--embedder", "ollama")
+        env = {"OLLAMA_HOST": ollama.url}
+        ollama.kill_at = 2  # one batch of notes written, then the process dies
+        log_path = tmp_path / "killed.log"
+        command = [sys.executable, str(STEP.server), "--port", "0", "--vault", str(vault),
+                   "--index-dir", str(tmp_path / "index"), *flags]
+        with open(log_path, "w") as log:
+            ollama.victim = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                             env=quiet_environment(str(tmp_path / "unused")) | env)
+        ollama.victim.wait(timeout=TIMEOUT)
+        assert ollama.victim.returncode == -signal.SIGKILL, log_path.read_text()
+
+        ollama.kill_at = None
+        notes = built(tmp_path, vault, *flags, env=env)  # nothing usable was left: built whole
+        with serving(tmp_path, "--vault", str(vault), "--index-dir", str(tmp_path / "index"), *flags,
+                     env=env) as server:
+            assert server.report() == (0, 0, 0, notes, 0)  # not one note read again, links included
+            assert f"links: {notes} notes loaded with the index" in server.log()
+            assert "Home.md" in {link["path"] for link in server.tool("get_backlinks", path="Glossary.md")["backlinks"]}
 
 
 def test_options_come_from_the_environment_and_flags_win(tmp_path, vault):
