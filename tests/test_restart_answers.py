@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import step_modules
 from launch import quiet_environment, wait_for_url
 from manifest import find_step
 from test_step10_reconcile_and_ship import TIMEOUT, Running, serving, StandInOllama
@@ -113,10 +114,22 @@ def test_a_search_during_the_first_build_answers_from_the_notes_indexed_so_far(f
             assert '"indexed": 32' in partial["content"][0]["text"]  # said to a client that reads only text
             assert [hit["path"] for hit in data["results"]] == ["Note 00.md"]
             assert held["structuredContent"]["results"] == [] and held["structuredContent"]["indexed"] == 32
+            assert fits_its_schema(folder, server, "search_vault", data)
             whole = wait_for(lambda: not partly(answer := call(server, "search_vault", query=word(39),
                                                                 mode="keyword")) and answer,
                              "the end of the build", server.log)
             assert [hit["path"] for hit in whole["structuredContent"]["results"]] == ["Note 39.md"]
+
+
+def fits_its_schema(folder: str, server: Running, name: str, data: dict) -> bool:
+    """Whether a structured result fits the output schema tools/list gives, every field declared."""
+    with step_modules(find_step(int(folder[:2])).path):
+        from schema import validate
+    reply = server.client.send(server.client.session_id, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    schema = {tool["name"]: tool["outputSchema"] for tool in reply.json()["result"]["tools"]}[name]
+    assert validate(schema, data) == [], data
+    assert set(data) <= set(schema["properties"]), f"{set(data) - set(schema['properties'])} undeclared"
+    return True
 
 
 def held_at(indexed: int, result: dict) -> dict | None:
@@ -205,6 +218,8 @@ def test_answers_during_reconcile_say_how_many_notes_are_not_yet_checked(tmp_pat
             assert 1 <= stale <= 5 and f'"stale": {stale}' in answer["content"][0]["text"]
             assert [link["path"] for link in answer["structuredContent"]["backlinks"]] == ["Four.md", "One.md", "Two.md"]
             assert found["structuredContent"]["stale"] >= 1 and tags["structuredContent"]["stale"] >= 1
+            for name, result in (("get_backlinks", answer), ("search_vault", found), ("list_tags", tags)):
+                assert fits_its_schema("10", server, name, result["structuredContent"])
             assert server.report()[:2] == (0, 2)
             after = server.tool("get_backlinks", path="Hub.md")
             assert "stale" not in after

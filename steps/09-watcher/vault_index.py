@@ -170,7 +170,6 @@ class VaultIndex:
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
         return self.search_with_progress(query, limit, folder, tag, mode)[0]
 
-    # region search-while-building
     def search_with_progress(self, query: str, limit: int, folder=None, tag=None, mode="hybrid"):
         """The hits, and what the answer lacks: {} when the index is whole; during a first
         build, {"indexed": notes done, "total": notes}, the hits coming from those done."""
@@ -186,4 +185,3 @@ class VaultIndex:
         if self.ready.is_set():
             raise NotReady("The search index could not be built; the server log says why. Try reindex.")
         raise NotReady("The search index is still being built (starting); try again in a moment")
-    # endregion search-while-building

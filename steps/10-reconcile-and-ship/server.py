@@ -179,7 +179,6 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-# region options
 class OptionMaker:
     """Adds an option whose default comes from its environment variable when that is
     set: --watch-interval reads VAULT_MCP_WATCH_INTERVAL. The help names the variable."""
@@ -214,7 +213,6 @@ ENV_PREFIX = "VAULT_MCP_"
 def env_variable(flag: str) -> str:
     """--index-dir -> VAULT_MCP_INDEX_DIR"""
     return ENV_PREFIX + flag.lstrip("-").replace("-", "_").upper()
-# endregion options
 
 if __name__ == "__main__":
     main()

@@ -81,7 +81,9 @@ class VaultIndex:
                 return False
         log.info("index: %s", report)  # the one line that says what changed while the server was off
         return True
+    # endregion open
 
+    # region load-stored
     def load_stored(self) -> tuple[Index, LinkGraph]:
         """The stored index, and the link graph stored with it, which answers use from now on.
         Until reconcile has checked every note, they say how many it has yet to check."""
@@ -94,6 +96,7 @@ class VaultIndex:
         self.links_ready.set()
         self.ready.set()
         return index, self.links
+    # endregion load-stored
 
     def read_links(self) -> None:
         try:
@@ -107,7 +110,6 @@ class VaultIndex:
         answer, so that the answer is no staler than it says."""
         stale = self.stale
         return {"stale": stale} if stale else {}
-    # endregion open
 
     def dimension(self) -> int:
         # Ollama says how long its vectors are only when it first embeds something.
@@ -213,7 +215,6 @@ class VaultIndex:
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
         return self.search_with_progress(query, limit, folder, tag, mode)[0]
 
-    # region search-while-building
     def search_with_progress(self, query: str, limit: int, folder=None, tag=None, mode="hybrid"):
         """The hits, and what the answer lacks: {} when the index is whole; during a first
         build, {"indexed": notes done, "total": notes}, the hits coming from those done;
@@ -231,4 +232,3 @@ class VaultIndex:
         if self.ready.is_set():
             raise NotReady("The search index could not be built; the server log says why. Try reindex.")
         raise NotReady("The search index is still being built (starting); try again in a moment")
-    # endregion search-while-building
