@@ -90,11 +90,11 @@ class VaultIndex:
         index = Index.load(self.directory, self.embedder.name, self.dimension())
         metas = index.note_meta()
         self.stale = len(metas)  # until reconcile has listed the vault and counts down
-        self.links = LinkGraph.from_entries(self.vault, stored_entries(metas))
         self.index = index
+        self.ready.set()  # a search needs no links: it answers while they are put together
+        self.links = LinkGraph.from_entries(self.vault, stored_entries(metas))
         log.info("links: %d notes loaded with the index", len(self.links))
         self.links_ready.set()
-        self.ready.set()
         return index, self.links
     # endregion load-stored
 
