@@ -9,7 +9,6 @@ note say how many it has yet to check (`stale`). Real servers over HTTP, real va
 in temporary folders, an embedder stand-in that holds its answers until told to go on.
 Every wait is bounded."""
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ import pytest
 from helpers import step_modules
 from launch import quiet_environment, wait_for_url
 from manifest import find_step
+from test_step09_watcher import eventually
 from test_step10_reconcile_and_ship import TIMEOUT, Running, serving, StandInOllama
 
 A_MINUTE_AGO = time.time_ns() - 60 * 10**9
@@ -53,16 +53,6 @@ class HeldOllama(StandInOllama):
 
     def go(self) -> None:
         self.released.set()
-
-
-def wait_for(condition, what: str, log=lambda: ""):
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"{what} never happened; the log says:\n{log()}")
 
 
 def generated_vault(root: Path, notes: int) -> Path:
@@ -105,8 +95,8 @@ def test_a_search_during_the_first_build_answers_from_the_notes_indexed_so_far(f
     with HeldOllama() as ollama:
         ollama.free = 1
         with step_serving(folder, tmp_path, "--vault", str(vault), *OLLAMA, env={"OLLAMA_HOST": ollama.url}) as server:
-            partial = wait_for(lambda: held_at(32, call(server, "search_vault", query=word(0), mode="keyword")),
-                               "an answer with the first batch indexed", server.log)
+            partial = eventually(lambda: held_at(32, call(server, "search_vault", query=word(0), mode="keyword")),
+                                 "an answer with the first batch indexed", TIMEOUT)
             held = call(server, "search_vault", query=word(39), mode="keyword")  # a note of the held batch
             ollama.go()
             data = partial["structuredContent"]
@@ -115,9 +105,9 @@ def test_a_search_during_the_first_build_answers_from_the_notes_indexed_so_far(f
             assert [hit["path"] for hit in data["results"]] == ["Note 00.md"]
             assert held["structuredContent"]["results"] == [] and held["structuredContent"]["indexed"] == 32
             assert fits_its_schema(folder, server, "search_vault", data)
-            whole = wait_for(lambda: not partly(answer := call(server, "search_vault", query=word(39),
-                                                                mode="keyword")) and answer,
-                             "the end of the build", server.log)
+            whole = eventually(lambda: not partly(answer := call(server, "search_vault", query=word(39),
+                                                                  mode="keyword")) and answer,
+                               "the end of the build", TIMEOUT)
             assert [hit["path"] for hit in whole["structuredContent"]["results"]] == ["Note 39.md"]
 
 
@@ -208,7 +198,7 @@ def test_answers_during_reconcile_say_how_many_notes_are_not_yet_checked(tmp_pat
 
         ollama.free, ollama.batches = 0, 0  # every document batch of this start is held
         with start(tmp_path, linked_vault, *OLLAMA, env=env) as server:
-            wait_for(lambda: ollama.batches, "a held embedding", server.log)
+            eventually(lambda: ollama.batches, "a held embedding", TIMEOUT)
             answer = call(server, "get_backlinks", path="Hub.md")
             found = call(server, "search_vault", query="Links", mode="keyword")
             tags = call(server, "list_tags")
