@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -214,3 +215,43 @@ def test_answers_during_reconcile_say_how_many_notes_are_not_yet_checked(tmp_pat
             after = server.tool("get_backlinks", path="Hub.md")
             assert "stale" not in after
             assert [link["path"] for link in after["backlinks"]] == ["Four.md", "One.md", "Three.md", "Two.md"]
+
+
+# ---- the index a build fills, searched meanwhile (index.py: 07 to 09 alike, 10 its own) ---
+
+@pytest.mark.parametrize("folder", ["07-vector-index", "10-reconcile-and-ship"])
+def test_a_search_during_a_build_sees_each_note_whole_and_never_fails(folder, tmp_path):
+    with step_modules(find_step(int(folder[:2])).path):
+        from hash_embedder import HashEmbedder
+        from index import Chunk, Index
+        from search import search
+    embedder = HashEmbedder(dimension=64)
+    chunks = [Chunk(id=f"N{n}.md#{c}", path=f"N{n}.md", heading_path=[f"N{n}"], text=f"shared words {c} {n}",
+                    title=f"N{n}") for n in range(200) for c in range(4)]
+    started, finished, seen, failures = [], threading.Event(), [], []
+
+    def search_meanwhile():
+        while not started and not finished.is_set():
+            time.sleep(0.001)
+        index = started[0]
+        while not finished.is_set():
+            try:
+                search(index, embedder, "shared words", 5, mode="hybrid")
+                with index.lock:  # what a search can see: every note it holds, with all its chunks
+                    seen.append(Counter(chunk.path for chunk in index.chunks if chunk is not None))
+            except Exception as error:  # noqa: BLE001 -- any failure is the finding
+                failures.append(error)
+
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # threads take turns as often as they can: a race shows
+    searcher = threading.Thread(target=search_meanwhile, daemon=True)
+    searcher.start()
+    try:
+        Index.build(tmp_path / "index", embedder, chunks, started=started.append)
+    finally:
+        finished.set()
+        searcher.join(timeout=TIMEOUT)
+        sys.setswitchinterval(switching)
+    assert failures == []
+    assert len(seen) > 5, "the search never ran during the build"
+    assert all(set(counts.values()) <= {4} for counts in seen), [c for c in seen if set(c.values()) - {4}][:1]
