@@ -6,8 +6,9 @@ graph is stored with the index, note by note, and loaded at a restart instead of
 again; a note edited, deleted or renamed while the server was off is re-read, dropped,
 or both, and no other note is read; answers given before reconcile has checked every
 note say how many it has yet to check (`stale`). Real servers over HTTP, real vaults
-in temporary folders, an embedder stand-in that holds its answers until told to go on.
-Every wait is bounded."""
+in temporary folders, an embedder stand-in that holds its answers until told to go on;
+and, in this process, searches racing a build over the index it fills. Every wait is
+bounded."""
 import os
 import subprocess
 import sys

@@ -8,7 +8,8 @@ memory; search.py ranks them. VaultIndex holds the one index the server uses.
 
 Building the index of a large vault with Ollama takes minutes, so the server
 does not wait for it: the index is loaded or built in a thread of its own, and a
-search made before it is ready is told how far the build has got.
+search made during a first build answers from the notes indexed so far, and
+says how far the build has got.
 """
 import logging
 import threading

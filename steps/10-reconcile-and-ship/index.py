@@ -7,7 +7,8 @@ On disk, in a folder of the user's cache (default_index_dir), never in the vault
     notes-<generation>/
         <sha256 of the note path>.json    one file per note: its chunks and vectors,
                                           and the meta its writer gave (reconcile.py
-                                          keeps the note's size and time there)
+                                          keeps the note's size and time there, and
+                                          its links)
 
 Why one file per note. Editing a note must cost time in proportion to that note,
 not to the vault: re-indexing it replaces its one file, and nothing else is

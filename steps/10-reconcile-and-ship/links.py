@@ -37,6 +37,10 @@ Decisions:
   backlinks() looks only at the links whose last path segment is the note's name
   (linkers_by_name), so it costs the links that could point at the note, not the
   whole vault. A rename is remove_note(old) then update_note(new).
+- Stored, not read again (step 10): a note's entry goes into its file of the index,
+  beside its chunks (entry_to_store), and a restart puts the graph together from the
+  stored entries (stored_entries, from_entries) without opening a note; reconcile.py
+  reads again only the notes whose stamp changed.
 """
 import threading
 import unicodedata
@@ -148,7 +152,7 @@ class LinkGraph:
         return graph
 
     @classmethod
-    def from_entries(cls, vault: Vault, entries: dict[str, "NoteLinks"]) -> "LinkGraph":
+    def from_entries(cls, vault: Vault, entries: dict[str, NoteLinks]) -> "LinkGraph":
         """The graph of entries read before: stored with the index (stored_entries), or
         read by vault_index.py with the same read that cuts a note into chunks."""
         graph = cls(vault)
@@ -156,7 +160,7 @@ class LinkGraph:
             graph._remember(path, entry)
         return graph
 
-    def put(self, path: str, entry: "NoteLinks") -> None:
+    def put(self, path: str, entry: NoteLinks) -> None:
         """Replace what the graph knows of one note with an entry read elsewhere."""
         with self.lock:
             self._forget(path)

@@ -12,7 +12,8 @@ proportion to what changed:
    the cost of one stat each.
 3. Any other note (new, edited, or only touched: a sync client or a git checkout
    rewrites times without changing a byte) is read and cut into chunks. Chunks equal
-   to those the index holds: only the stamp is renewed. Different: it is embedded.
+   to those the index holds: only the stamp and links are renewed. Different: it is
+   embedded.
 
 It ends with one line: "reconciled: 3 new, 2 changed, 1 removed, 120 unchanged
 (4 touched but equal)".
@@ -25,6 +26,10 @@ Decisions:
   stamps (step 7's to 9's wrote none) is stamped on its first reconcile, every note
   counted as touched, without embedding anything. VaultIndex.rebuild stamps what it
   builds, so the start after a rebuild reads nothing.
+- The link graph's entry of a note (links.py) is kept in its meta beside the stamp,
+  cut from the same read as its chunks, so a restart loads the graph instead of
+  parsing every note, and the stamp says which entries are stale. The server answers
+  from what is stored while reconcile runs; vault_index.stale counts the notes left.
 - The stamp is taken before the note is read. An edit made during the read leaves a
   newer time on the file than the stamp says, so the next start looks again.
 - It may run while the watcher runs (start the watcher first: its first poll is

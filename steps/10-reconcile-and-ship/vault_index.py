@@ -7,9 +7,11 @@ embedder turns the chunks into vectors, and index.py keeps them on disk and in
 memory; search.py ranks them. VaultIndex holds the one index the server uses.
 
 Building the index of a large vault with Ollama takes minutes, so the server
-does not wait for it: the index is loaded and brought up to date with the vault
-(reconcile.py), or built, in a thread of its own, and a search made before it is
-ready is told how far the build has got.
+does not wait for it: the index, and the link graph stored with it, are loaded and
+brought up to date with the vault (reconcile.py), or built, in a thread of its own.
+Answers given meanwhile come from what is there and say what is missing: during
+reconcile, how many notes it has yet to check; during a first build, how many notes
+are indexed so far.
 """
 import logging
 import threading
