@@ -174,8 +174,7 @@ class VaultIndex:
     def search_with_progress(self, query: str, limit: int, folder=None, tag=None, mode="hybrid"):
         """The hits, and what the answer lacks: {} when the index is whole; during a first
         build, {"indexed": notes done, "total": notes}, the hits coming from those done."""
-        if self.building is None:  # a small vault is ready before the client notices
-            self.ready.wait(WAIT_FOR_FIRST_BUILD)
+        self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is built before the client notices
         # building before index: a build sets index, then clears building, so one of the two is seen.
         building, progress = self.building, {"indexed": self.done, "total": self.total}
         index = self.index  # one read: a rebuild may swap it meanwhile

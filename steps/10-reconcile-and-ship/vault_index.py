@@ -221,8 +221,7 @@ class VaultIndex:
         """The hits, and what the answer lacks: {} when the index is whole; during a first
         build, {"indexed": notes done, "total": notes}, the hits coming from those done;
         during reconcile, {"stale": notes not yet checked}."""
-        if self.building is None:  # a small vault is ready before the client notices
-            self.ready.wait(WAIT_FOR_FIRST_BUILD)
+        self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is built before the client notices
         # building before index: a build sets index, then clears building, so one of the two is seen.
         building, progress = self.building, {"indexed": self.done, "total": self.total}
         stale = self.staleness()  # before the index is read, as the counts above
