@@ -145,10 +145,10 @@ class VaultIndex:
                 if progress:
                     progress(done, total)
 
-            # The stamps let the next start's reconcile trust these notes' chunks and links without reading them.
             def started(index: Index) -> None:
                 self.building = index  # searched while no other index is there (search_with_progress)
 
+            # The stamps let the next start's reconcile trust these notes' chunks and links without reading them.
             self.index = Index.build(self.directory, self.embedder, chunks, report, meta=metas, started=started)
             return self.index
         finally:
