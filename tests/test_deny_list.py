@@ -291,3 +291,22 @@ def test_a_deny_list_entry_that_names_no_folder_of_the_vault_stops_the_server_in
     finished = subprocess.run([sys.executable, str(find_step(STEP).server), "--vault", str(tmp_path),
                                "--exclude", folder, "--port", "0"], capture_output=True, text=True, timeout=30)
     assert finished.returncode != 0 and finished.stderr.startswith("--exclude:"), finished.stderr
+
+
+def test_a_stored_index_loaded_with_a_new_deny_list_holds_no_denied_note_before_reconcile(tmp_path):
+    """Answers start as soon as the stored index is loaded, before reconcile lists the vault:
+    what the deny list now hides must be gone from the index and the links by then."""
+    vault, index_dir = make_vault(tmp_path / "vault"), tmp_path / "index"
+    with start(vault, index_dir=index_dir) as (url, _log):
+        data(connect(url), "search_vault", query="warm up", limit=1)  # the whole index, stored
+    with step_modules(find_step(STEP).path):
+        from vault import Vault
+        from vault_index import VaultIndex
+        from embeddings import make_embedder
+
+        embedder, _line = make_embedder("hash")
+        stored = VaultIndex(Vault(vault, deny=["private"]), embedder, index_dir)
+        index, links = stored.load_stored()
+    assert not [path for path in index.note_paths() if path.lower().startswith("private/")]
+    assert not [path for path in links.note_paths() if path.lower().startswith("private/")]
+    assert "Home.md" in index.note_paths()

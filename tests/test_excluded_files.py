@@ -4,6 +4,7 @@ related notes, as Obsidian leaves them out of its search and graph, yet can be o
 their links resolve and they show as backlinks. A broken or hostile app.json is a log
 line, never a crash nor a hang."""
 import json
+import os
 import subprocess
 import sys
 import time
@@ -141,3 +142,29 @@ def test_help_says_that_app_json_is_read_and_how_to_deny_folders():
                           timeout=30).stdout
     assert ".obsidian/app.json" in said and "userIgnoreFilters" in said
     assert "--exclude FOLDER" in said and "VAULT_MCP_EXCLUDE" in said
+
+
+def test_a_change_of_settings_while_stopped_moves_notes_into_search_and_out_of_it(tmp_path):
+    vault, index_dir = make_vault(tmp_path / "vault", json.dumps({"userIgnoreFilters": ["Archive/"]})), tmp_path / "index"
+    flags = ("--vault", str(vault), "--index-dir", str(index_dir))
+    a_minute_ago = time.time_ns() - 60 * 10**9
+    for note in vault.rglob("*.md"):  # old enough for reconcile to trust their stamps and not read them
+        os.utime(note, ns=(a_minute_ago, a_minute_ago))
+
+    def found(client, word):
+        return paths(ask(client, "search_vault", query=word, limit=10, mode="keyword"), "results")
+
+    with running_server(find_step(STEP).server, *flags, timeout=30) as (url, _log):
+        client = connect(url)
+        assert found(client, "wombatword") == set() and found(client, "keptword") == {"Kept.md"}
+    # Obsidian now hides Kept.md and shows the archive again; no note has changed.
+    (vault / ".obsidian" / "app.json").write_text(json.dumps({"userIgnoreFilters": ["Kept.md"]}), encoding="utf-8")
+    with running_server(find_step(STEP).server, *flags, timeout=30) as (url, _log):
+        client = connect(url)
+        deadline = time.monotonic() + 20
+        while "stale" in ask(client, "search_vault", query="keptword", limit=1, mode="keyword"):
+            assert time.monotonic() < deadline, "reconcile never finished"
+            time.sleep(0.1)
+        assert found(client, "keptword") == set()
+        assert found(client, "wombatword") == {"Archive/Old.md"}
+        assert "Kept.md" in paths(ask(client, "get_backlinks", path="Home"), "backlinks")  # still linked

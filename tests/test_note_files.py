@@ -53,7 +53,8 @@ class Server:
     def wait_until_indexed(self) -> None:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            if not self.tool("search_vault", query="note", mode="keyword")["isError"]:
+            result = self.tool("search_vault", query="note", mode="keyword")
+            if not result["isError"] and "indexed" not in result["structuredContent"]:  # whole, not part way
                 return
             time.sleep(0.05)
         pytest.fail(f"the index never answered; the log says:\n{self.log()}")

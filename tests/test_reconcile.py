@@ -267,7 +267,7 @@ def test_refresh_note_tells_what_it_found(indexed):
 def test_meta_is_stored_with_the_note_and_loaded_again(indexed):
     index = Index.load(indexed.parent / "index", "counting-8", 8)
     meta = index.meta_of("Bread/Rye.md")
-    assert set(meta) == {"size", "mtime_ns"} and meta["size"] == len(NOTES["Bread/Rye.md"])
+    assert set(meta) == {"size", "mtime_ns", "links"} and meta["size"] == len(NOTES["Bread/Rye.md"])
     vector = index.vectors[index.rows_by_note["Bread/Rye.md"][0]]
 
     index.set_meta("Bread/Rye.md", {"size": 1, "mtime_ns": 2})

@@ -180,8 +180,20 @@ def start(vault, index_dir, *flags):
     url = wait_for_url(process, log, 10)
     client = McpClient(url)
     client.session_id = client.open_session()
-    search(client, query="warm up", limit=1)  # waits for the index to be loaded or built
+    wait_for_the_whole_index(client)
     return process, log
+
+
+def wait_for_the_whole_index(client, timeout=60.0):
+    """Until a search answers from the whole index, loaded or built and stored: one made
+    during a first build answers too, from the notes done so far, and says `indexed`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = call(client, "search_vault", query="warm up", limit=1).json()["result"]
+        if not result["isError"] and "indexed" not in result["structuredContent"]:
+            return
+        assert time.monotonic() < deadline, result
+        time.sleep(0.05)
 
 
 def stop(process):

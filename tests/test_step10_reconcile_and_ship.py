@@ -61,12 +61,14 @@ class Running:
         return reply["result"]["structuredContent"]
 
     def wait_until_searchable(self) -> None:
-        """Until a search answers: the index is built and stored (the progress line
-        "indexed N notes" comes a moment before the index is written)."""
+        """Until a search answers from the whole index: it is built and stored (the progress
+        line "indexed N notes" comes a moment before the index is written; a search during
+        the build answers too, from part of it, and says so with `indexed`)."""
         deadline = time.monotonic() + TIMEOUT
         while time.monotonic() < deadline:
             call = rpc("tools/call", name="search_vault", arguments={"query": "bread"})
-            if not self.client.send(self.client.session_id, call).json()["result"]["isError"]:
+            result = self.client.send(self.client.session_id, call).json()["result"]
+            if not result["isError"] and "indexed" not in result["structuredContent"]:
                 return
             time.sleep(0.05)
         pytest.fail(f"search never answered; the log says:\n{self.log()}")
@@ -145,6 +147,17 @@ class KillingOllama(StandInOllama):
             self.answered += 1
         return super().answer(path, body)
 
+    def start_to_be_killed(self, tmp_path: Path, vault: Path, *flags: str) -> None:
+        """Start step 10 on the vault, with this stand-in as Ollama, and wait until it is killed."""
+        log_path = tmp_path / "killed.log"
+        command = [sys.executable, str(STEP.server), "--port", "0", "--vault", str(vault),
+                   "--index-dir", str(tmp_path / "index"), *flags]
+        with open(log_path, "w") as log:
+            self.victim = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                           env=quiet_environment(str(tmp_path / "unused")) | {"OLLAMA_HOST": self.url})
+        self.victim.wait(timeout=TIMEOUT)
+        assert self.victim.returncode == -signal.SIGKILL, log_path.read_text()
+
 
 def test_a_reconcile_killed_part_way_resumes_where_it_stopped(tmp_path, vault):
     with KillingOllama() as ollama:
@@ -154,18 +167,11 @@ def test_a_reconcile_killed_part_way_resumes_where_it_stopped(tmp_path, vault):
         edited = sorted((vault / "Bread").glob("*.md"))[:8]
         in_an_hour = time.time_ns() + 3600 * 10**9  # too recent to trust however slowly the server starts
         for number, note in enumerate(edited):
-            note.write_text(note.read_text() + f"\nEdited while stopped: marker{number}word.\n")
+            note.write_text(note.read_text() + f"\nEdited while stopped: marker{number}word, see [[Glossary]].\n")
             os.utime(note, ns=(in_an_hour, in_an_hour))
 
         ollama.answered, ollama.kill_at = 0, 4  # three notes embedded, then the process dies
-        log_path = tmp_path / "killed.log"
-        command = [sys.executable, str(STEP.server), "--port", "0", "--vault", str(vault),
-                   "--index-dir", str(tmp_path / "index"), *flags]
-        with open(log_path, "w") as log:
-            ollama.victim = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                             env=quiet_environment(str(tmp_path / "unused")) | env)
-        ollama.victim.wait(timeout=TIMEOUT)
-        assert ollama.victim.returncode == -signal.SIGKILL, log_path.read_text()
+        ollama.start_to_be_killed(tmp_path, vault, *flags)
         done_before = ollama.answered
         assert done_before == 3
 
@@ -180,6 +186,24 @@ def test_a_reconcile_killed_part_way_resumes_where_it_stopped(tmp_path, vault):
             assert ollama.answered == len(edited) - done_before
             for number, note in enumerate(edited):
                 assert server.found(f"marker{number}word") == [f"Bread/{note.name}"]
+            linking = {link["path"] for link in server.tool("get_backlinks", path="Glossary.md")["backlinks"]}
+            assert {f"Bread/{note.name}" for note in edited} <= linking  # the links stored with each note
+
+
+def test_a_first_build_killed_part_way_is_built_again_and_then_read_no_more(tmp_path, vault):
+    with KillingOllama() as ollama:
+        flags = ("--embedder", "ollama")
+        env = {"OLLAMA_HOST": ollama.url}
+        ollama.kill_at = 2  # one batch of notes written, then the process dies
+        ollama.start_to_be_killed(tmp_path, vault, *flags)
+
+        ollama.kill_at = None
+        notes = built(tmp_path, vault, *flags, env=env)  # nothing usable was left: built whole
+        with serving(tmp_path, "--vault", str(vault), "--index-dir", str(tmp_path / "index"), *flags,
+                     env=env) as server:
+            assert server.report() == (0, 0, 0, notes, 0)  # not one note read again, links included
+            assert f"links: {notes} notes loaded with the index" in server.log()
+            assert "Home.md" in {link["path"] for link in server.tool("get_backlinks", path="Glossary.md")["backlinks"]}
 
 
 def test_options_come_from_the_environment_and_flags_win(tmp_path, vault):

@@ -370,17 +370,21 @@ class Index:
         return index
 
     @classmethod
-    def build(cls, directory, embedder, chunks, progress=None) -> "Index":
+    def build(cls, directory, embedder, chunks, progress=None, started=None) -> "Index":
         """Embed every chunk and write a new index into `directory`, replacing any old one.
 
         `progress(notes_done, notes_total)` is called as notes are done, e.g. with a
-        ProgressLine. The old index stays whole until the new one is complete."""
+        ProgressLine. The old index stays whole until the new one is complete.
+        `started(index)` is handed the new index before its first note, so that a
+        server can search what is built so far."""
         directory = Path(directory)
         notes = group_by_note(chunks)
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
         index.notes_dir.mkdir(parents=True)
+        if started:  # searches may read the index as it grows: each note is added whole, under the lock
+            started(index)
         if progress:
             progress(0, len(notes))
         done = 0
@@ -393,7 +397,8 @@ class Index:
                 with open(index.notes_dir / note_file_name(path), "w", encoding="utf-8") as file:
                     json.dump(encode_note(path, note_chunks, note_vectors), file, ensure_ascii=False,
                               separators=(",", ":"))
-                index._add_rows(path, note_chunks, note_vectors)
+                with index.lock:
+                    index._add_rows(path, note_chunks, note_vectors)
                 done += 1
                 if progress:
                     progress(done, len(notes))

@@ -7,7 +7,8 @@ memory; search.py ranks them. VaultIndex holds the one index the server uses.
 
 Building the index of a large vault with Ollama takes minutes, so the server
 does not wait for it: the index is loaded or built in a thread of its own, and a
-search made before it is ready is told how far the build has got.
+search made during a first build answers from the notes indexed so far, and
+says how far the build has got.
 """
 import logging
 import threading
@@ -33,6 +34,7 @@ class VaultIndex:
         self.index: Index | None = None
         self.ready = threading.Event()  # set once the first index is loaded or built
         self.done, self.total = 0, 0  # notes embedded so far by the build under way
+        self.building: Index | None = None  # the first build's index while it grows, searched meanwhile
         self.build_lock = threading.Lock()  # one build at a time
 
     # region open
@@ -93,9 +95,13 @@ class VaultIndex:
                 if progress:
                     progress(done, total)
 
-            self.index = Index.build(self.directory, self.embedder, chunks, report)
+            def started(index: Index) -> None:
+                self.building = index  # searched while no other index is there (search_with_progress)
+
+            self.index = Index.build(self.directory, self.embedder, chunks, report, started=started)
             return self.index
         finally:
+            self.building = None
             self.build_lock.release()
     # endregion rebuild
 
@@ -116,11 +122,19 @@ class VaultIndex:
         ]
 
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
-        self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is ready before the client notices
+        return self.search_with_progress(query, limit, folder, tag, mode)[0]
+
+    def search_with_progress(self, query: str, limit: int, folder=None, tag=None, mode="hybrid"):
+        """The hits, and what the answer lacks: {} when the index is whole; during a first
+        build, {"indexed": notes done, "total": notes}, the hits coming from those done."""
+        self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is built before the client notices
+        # building before index: a build sets index, then clears building, so one of the two is seen.
+        building, progress = self.building, {"indexed": self.done, "total": self.total}
         index = self.index  # one read: a rebuild may swap it meanwhile
-        if index is None:
-            if self.ready.is_set():
-                raise NotReady("The search index could not be built; the server log says why. Try reindex.")
-            building = f"{self.done} of {self.total} notes done" if self.total else "starting"
-            raise NotReady(f"The search index is still being built ({building}); try again in a moment")
-        return search(index, self.embedder, query, limit, folder, tag, mode)
+        if index is not None:
+            return search(index, self.embedder, query, limit, folder, tag, mode), {}
+        if building is not None:  # counted before the search: the answer holds at least that many notes
+            return search(building, self.embedder, query, limit, folder, tag, mode), progress
+        if self.ready.is_set():
+            raise NotReady("The search index could not be built; the server log says why. Try reindex.")
+        raise NotReady("The search index is still being built (starting); try again in a moment")

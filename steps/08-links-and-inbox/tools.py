@@ -306,9 +306,10 @@ GET_NOTE = Tool(
 
 # region search-vault
 def search_vault(context: Context, arguments: dict) -> dict:
-    hits = context.index.search(arguments["query"], arguments["limit"], arguments.get("folder"),
-                                arguments.get("tag"), arguments["mode"])
-    return {"results": [
+    hits, progress = context.index.search_with_progress(arguments["query"], arguments["limit"],
+                                                         arguments.get("folder"), arguments.get("tag"),
+                                                         arguments["mode"])
+    return progress | {"results": [
         {
             "path": hit.path,
             "heading": "#".join(hit.heading_path[1:]),  # as get_note's heading argument takes it
@@ -355,6 +356,9 @@ SEARCH_VAULT = Tool(
                 "score": {"type": "number"},
                 "snippet": {"type": "string"},
             }, "required": ["path", "heading", "section", "score", "snippet"]}},
+            "indexed": {"type": "integer", "description": "only while the index is first built: the notes "
+                                                          "searched, of `total`; ask again later for all"},
+            "total": {"type": "integer", "description": "only while the index is first built: the vault's notes"},
         },
         "required": ["results"],
     },

@@ -7,7 +7,8 @@ On disk, in a folder of the user's cache (default_index_dir), never in the vault
     notes-<generation>/
         <sha256 of the note path>.json    one file per note: its chunks and vectors,
                                           and the meta its writer gave (reconcile.py
-                                          keeps the note's size and time there)
+                                          keeps the note's size and time there, and
+                                          its links)
 
 Why one file per note. Editing a note must cost time in proportion to that note,
 not to the vault: re-indexing it replaces its one file, and nothing else is
@@ -398,13 +399,16 @@ class Index:
         return index
 
     @classmethod
-    def build(cls, directory, embedder, chunks, progress=None, meta: dict[str, dict] | None = None) -> "Index":
+    def build(cls, directory, embedder, chunks, progress=None, meta: dict[str, dict] | None = None,
+              started=None) -> "Index":
         """Embed every chunk and write a new index into `directory`, replacing any old one.
 
         `progress(notes_done, notes_total)` is called as notes are done, e.g. with a
         ProgressLine. The old index stays whole until the new one is complete.
         `meta` maps a note's path to the meta stored with it; a note it names that
-        has no chunks (an empty note) is stored too, so that its meta is kept."""
+        has no chunks (an empty note) is stored too, so that its meta is kept.
+        `started(index)` is handed the new index before its first note, so that a
+        server can search what is built so far."""
         directory = Path(directory)
         meta = meta or {}
         notes = group_by_note(chunks)
@@ -414,6 +418,8 @@ class Index:
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
         index.notes_dir.mkdir(parents=True)
+        if started:  # searches may read the index as it grows: each note is added whole, under the lock
+            started(index)
         if progress:
             progress(0, len(notes))
         done = 0
@@ -428,8 +434,9 @@ class Index:
                 with open(index.notes_dir / note_file_name(path), "w", encoding="utf-8") as file:
                     json.dump(encode_note(path, note_chunks, note_vectors, note_meta), file,
                               ensure_ascii=False, separators=(",", ":"))
-                index._add_rows(path, note_chunks, note_vectors)
-                index.meta_by_note[path] = note_meta
+                with index.lock:
+                    index._add_rows(path, note_chunks, note_vectors)
+                    index.meta_by_note[path] = note_meta
                 done += 1
                 if progress:
                     progress(done, len(notes))

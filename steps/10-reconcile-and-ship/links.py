@@ -37,6 +37,10 @@ Decisions:
   backlinks() looks only at the links whose last path segment is the note's name
   (linkers_by_name), so it costs the links that could point at the note, not the
   whole vault. A rename is remove_note(old) then update_note(new).
+- Stored, not read again (step 10): a note's entry goes into its file of the index,
+  beside its chunks (entry_to_store), and a restart puts the graph together from the
+  stored entries (stored_entries, from_entries) without opening a note; reconcile.py
+  reads again only the notes whose stamp changed.
 """
 import threading
 import unicodedata
@@ -146,6 +150,21 @@ class LinkGraph:
         for path in vault.all_notes():  # Obsidian's excluded files too: links to them resolve
             graph.update_note(path)
         return graph
+
+    @classmethod
+    def from_entries(cls, vault: Vault, entries: dict[str, NoteLinks]) -> "LinkGraph":
+        """The graph of entries read before: stored with the index (stored_entries), or
+        read by vault_index.py with the same read that cuts a note into chunks."""
+        graph = cls(vault)
+        for path, entry in entries.items():
+            graph._remember(path, entry)
+        return graph
+
+    def put(self, path: str, entry: NoteLinks) -> None:
+        """Replace what the graph knows of one note with an entry read elsewhere."""
+        with self.lock:
+            self._forget(path)
+            self._remember(path, entry)
 
     def update_note(self, path: str) -> None:
         """Read one note again (new or changed) and replace what the graph knew of it.
@@ -312,10 +331,52 @@ class LinkGraph:
 
 def read_entry(path: str, text: str) -> NoteLinks:
     """Parse a note (step 5) and keep what the graph needs: aliases, links, their lines, tags."""
-    note = parse_note(name_of(path).removesuffix(".md"), text)
+    return entry_of(parse_note(name_of(path).removesuffix(".md"), text), text)
+
+
+def entry_of(note, text: str) -> NoteLinks:
+    """What the graph keeps of a note parse_note has parsed from `text`."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as parse_note numbers them
     links = [(link, context_of(link, lines)) for link in note.links]
     return NoteLinks(note.aliases, links, sorted(note.tag_keys()))
+
+
+# A link as the index stores it: a list of its fields in this order, then its context line.
+LINK_FIELDS = {"target": str, "subpath": str, "display": str, "embed": bool, "line": int,
+               "markdown": bool, "from_property": str}
+STORED_LINK_TYPES = (*LINK_FIELDS.values(), str)
+
+
+def entry_to_store(entry: NoteLinks) -> dict:
+    """A note's entry as JSON, kept in the note's file of the index (reconcile.py)."""
+    links = [[getattr(link, name) for name in LINK_FIELDS] + [context] for link, context in entry.links]
+    return {"aliases": entry.aliases, "tags": entry.tags, "links": links}
+
+
+def stored_entries(metas: dict[str, dict]) -> dict[str, NoteLinks]:
+    """The entries stored in the notes' meta, by path. A note whose meta holds none (an index
+    from before, a damaged file) is left out: reconcile reads it again."""
+    entries = {}
+    for path, meta in metas.items():
+        try:
+            entries[path] = entry_from_store(meta["links"])
+        except (KeyError, TypeError, ValueError):
+            continue
+    return entries
+
+
+def entry_from_store(data: dict) -> NoteLinks:
+    """The entry entry_to_store wrote; ValueError if it is not what it wrote."""
+    links = []
+    for item in data["links"]:
+        # One comparison of types per link, made in C: a restart checks 100,000 links or more.
+        if type(item) is not list or tuple(map(type, item)) != STORED_LINK_TYPES:
+            raise ValueError(f"a stored link is damaged: {item!r}")
+        links.append((Link(*item[:-1]), item[-1]))
+    for texts in (data["aliases"], data["tags"]):
+        if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
+            raise ValueError("stored aliases or tags are not a list of texts")
+    return NoteLinks(data["aliases"], links, data["tags"])
 
 
 def vault_rooted(target: str, source: str) -> str | None:

@@ -12,7 +12,8 @@ proportion to what changed:
    the cost of one stat each.
 3. Any other note (new, edited, or only touched: a sync client or a git checkout
    rewrites times without changing a byte) is read and cut into chunks. Chunks equal
-   to those the index holds: only the stamp is renewed. Different: it is embedded.
+   to those the index holds: only the stamp and links are renewed. Different: it is
+   embedded.
 
 It ends with one line: "reconciled: 3 new, 2 changed, 1 removed, 120 unchanged
 (4 touched but equal)".
@@ -25,6 +26,10 @@ Decisions:
   stamps (step 7's to 9's wrote none) is stamped on its first reconcile, every note
   counted as touched, without embedding anything. VaultIndex.rebuild stamps what it
   builds, so the start after a rebuild reads nothing.
+- The link graph's entry of a note (links.py) is kept in its meta beside the stamp,
+  cut from the same read as its chunks, so a restart loads the graph instead of
+  parsing every note, and the stamp says which entries are stale. The server answers
+  from what is stored while reconcile runs; vault_index.stale counts the notes left.
 - The stamp is taken before the note is read. An edit made during the read leaves a
   newer time on the file than the stamp says, so the next start looks again.
 - It may run while the watcher runs (start the watcher first: its first poll is
@@ -52,7 +57,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from index import Index
+from links import entry_to_store
 
 log = logging.getLogger("reconcile")
 
@@ -85,25 +90,30 @@ class Report:
 
 # region reconcile
 def reconcile(vault_index) -> Report:
-    """Load the stored index into vault_index and bring it up to date with the vault.
+    """Load the stored index and link graph into vault_index and bring them up to date with the vault.
 
-    vault_index is a VaultIndex (its vault, embedder, directory and note_chunks are
-    used). Raises IndexUnusable, having changed nothing, when the stored index cannot
-    be used: then rebuild it."""
-    index = Index.load(vault_index.directory, vault_index.embedder.name, vault_index.dimension())
-    vault_index.index = index  # searches may use it while it is brought up to date
+    vault_index is a VaultIndex (load_stored, its vault, embedder and read_parts are used).
+    It answers from what is stored as soon as that is loaded; its `stale` counts down the
+    notes not yet looked at, for those answers to say. Raises IndexUnusable, having
+    changed nothing, when the stored index cannot be used: then rebuild it."""
+    index, graph = vault_index.load_stored()
     report = Report()
-    on_disk = vault_index.vault.list_notes()
+    on_disk = vault_index.vault.all_notes()  # Obsidian's excluded files are stored for their links
     stored = index.note_meta()
-    for path in stored.keys() - set(on_disk):
+    gone = stored.keys() - set(on_disk)
+    vault_index.stale = len(gone) + len(on_disk)
+    for path in gone:
         index.remove_note(path)
+        graph.remove_note(path)
         report.removed += 1
+        vault_index.stale -= 1
     for path in on_disk:
         stamp = stamp_of(vault_index.vault, path)
-        if stamp is not None and stamp == stored.get(path):
-            report.unchanged += 1
+        if stamp is not None and stamp == stamp_in(stored.get(path)) and path in graph:
+            report.unchanged += 1  # its chunks and links as stored: not read at all
         else:
             report.add(refresh_note(vault_index, path))
+        vault_index.stale -= 1
     return report
 
 # endregion reconcile
@@ -111,25 +121,29 @@ def reconcile(vault_index) -> Report:
 
 # region refresh-note
 def refresh_note(vault_index, path: str) -> str | None:
-    """Bring what the index holds of one note up to date with its file, embedding it
-    only if its chunks changed; store its stamp with it. Returns what it found: NEW,
-    CHANGED, EQUAL or REMOVED (None: no file, and nothing held)."""
-    index = vault_index.index
+    """Bring what the index and the link graph hold of one note up to date with its file,
+    embedding it only if its chunks changed; store its stamp and links with it. Returns
+    what it found: NEW, CHANGED, EQUAL or REMOVED (None: no file, and nothing held)."""
+    index, graph = vault_index.index, vault_index.links
     stored = index.meta_of(path)
     stamp = stamp_of(vault_index.vault, path)  # before the read: see the module's docstring
     if stamp is None:
         index.remove_note(path)
+        graph.remove_note(path)
         return None if stored is None else REMOVED
-    meta = stamp_to_store(stamp)  # judged now: "recent" means recent when the note is read
-    chunks = vault_index.note_chunks(path)
+    chunks, links = vault_index.read_parts(path)  # one read: the chunks and links stored agree
+    # The stamp is judged now ("recent" means recent when the note is read); the links go with it.
+    meta = stamp_to_store(stamp) | {"links": entry_to_store(links)}
     if stored is not None and chunks == index.chunks_of(path):
         index.set_meta(path, meta)
+        graph.put(path, links)
         return EQUAL
     vectors = vault_index.embedder.embed_documents([chunk.text for chunk in chunks]) if chunks else []
     if stamp_of(vault_index.vault, path) != stamp:
         return CHANGED  # edited while it was embedded: leave it to the newer text (see the docstring)
     # An empty note is stored too, without chunks, so that its stamp is kept.
     index.update_note(path, chunks, vectors, meta=meta)
+    graph.put(path, links)
     log.debug("reconcile: embedded %s", path)
     return NEW if stored is None else CHANGED
 
@@ -138,12 +152,23 @@ def refresh_note(vault_index, path: str) -> str | None:
 
 # region stamps
 def stamp_of(vault, path: str) -> dict | None:
-    """The note's size and modification time, as stamps compare them; None if it is gone."""
+    """The note's size and modification time, as stamps compare them; None if it is gone.
+    An excluded file (Obsidian's setting) says so: excluded or not since the last start,
+    its stamp differs, and it is read again, into search or out of it."""
     try:
         info = os.stat(vault.root / path)
     except OSError:
         return None
-    return {"size": info.st_size, "mtime_ns": info.st_mtime_ns}
+    stamp = {"size": info.st_size, "mtime_ns": info.st_mtime_ns}
+    return stamp | {"excluded": True} if vault.excluded(path) else stamp
+
+
+def stamp_in(meta: dict | None) -> dict | None:
+    """The stamp kept in a note's stored meta, beside its links; None if there is none."""
+    if meta is None:
+        return None
+    stamp = {"size": meta.get("size"), "mtime_ns": meta.get("mtime_ns")}
+    return stamp | {"excluded": True} if meta.get("excluded") else stamp
 
 
 def stamp_to_store(stamp: dict) -> dict:

@@ -202,7 +202,6 @@ def deny_list_from_env() -> list[str]:
     return [folder for folder in value.split(os.pathsep) if folder.strip()]
 
 
-# region options
 class OptionMaker:
     """Adds an option whose default comes from its environment variable when that is
     set: --watch-interval reads VAULT_MCP_WATCH_INTERVAL. The help names the variable."""
@@ -218,7 +217,6 @@ class OptionMaker:
         shown = show_default if show_default is not None and not value else "%(default)s"
         group.add_argument(flag, type=kind, default=default, choices=choices,
                            help=f"{help} [{variable}] (default: {shown})", **more)
-    # endregion options
 
     def convert(self, variable: str, value: str, kind, choices):
         """The variable's value as the option takes it; a wrong one stops the server with one line."""

@@ -29,6 +29,11 @@ log = logging.getLogger("tools")
 # them without asking the user first. They touch nothing outside the vault.
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
+# In the answers given from the stored index just after a start, while reconcile.py checks
+# the vault for what changed while the server was off.
+STALE = {"type": "integer", "description": "only just after a start: notes not yet checked for edits made "
+                                           "while the server was off, which this answer may not show"}
+
 
 @dataclass
 class Context:
@@ -306,9 +311,10 @@ GET_NOTE = Tool(
 
 # region search-vault
 def search_vault(context: Context, arguments: dict) -> dict:
-    hits = context.index.search(arguments["query"], arguments["limit"], arguments.get("folder"),
-                                arguments.get("tag"), arguments["mode"])
-    return {"results": [
+    hits, progress = context.index.search_with_progress(arguments["query"], arguments["limit"],
+                                                         arguments.get("folder"), arguments.get("tag"),
+                                                         arguments["mode"])
+    return progress | {"results": [
         {
             "path": hit.path,
             "heading": "#".join(hit.heading_path[1:]),  # as get_note's heading argument takes it
@@ -348,6 +354,7 @@ SEARCH_VAULT = Tool(
     output_schema={
         "type": "object",
         "properties": {
+            "stale": STALE,
             "results": {"type": "array", "items": {"type": "object", "properties": {
                 "path": {"type": "string"},
                 "heading": {"type": "string", "description": '"" for the note\'s opening: read the note whole'},
@@ -355,6 +362,9 @@ SEARCH_VAULT = Tool(
                 "score": {"type": "number"},
                 "snippet": {"type": "string"},
             }, "required": ["path", "heading", "section", "score", "snippet"]}},
+            "indexed": {"type": "integer", "description": "only while the index is first built: the notes "
+                                                          "searched, of `total`; ask again later for all"},
+            "total": {"type": "integer", "description": "only while the index is first built: the vault's notes"},
         },
         "required": ["results"],
     },
@@ -392,10 +402,11 @@ REINDEX = Tool(
 
 def get_backlinks(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])  # judged like any path from a model
+    stale = context.index.staleness()  # before the graph is read: see VaultIndex.staleness
     graph = context.index.link_graph()
     backlinks = [backlink_data(backlink) for backlink in graph.backlinks(path)]
     missing = graph.unresolved(path)
-    result = {"path": path, "backlinks": backlinks, "unresolved": sorted({r.link.target for r in missing})}
+    result = stale | {"path": path, "backlinks": backlinks, "unresolved": sorted({r.link.target for r in missing})}
     alias_of = {r.link.target: r.alias_of for r in missing if r.alias_of}
     if alias_of:
         result["aliasOf"] = alias_of
@@ -430,6 +441,7 @@ GET_BACKLINKS = Tool(
     output_schema={
         "type": "object",
         "properties": {
+            "stale": STALE,
             "path": {"type": "string"},
             "backlinks": {"type": "array", "items": {"type": "object", "properties": {
                 "path": {"type": "string"}, "line": {"type": "integer"}, "context": {"type": "string"},
@@ -448,10 +460,11 @@ GET_BACKLINKS = Tool(
 
 def find_related(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])
+    stale = context.index.staleness()
     graph = context.index.link_graph()
     context.index.current()  # waits briefly for a first build, so that similarity counts too
     found = related_notes(graph, context.index, path, arguments["limit"])
-    return {"path": path, "related": [
+    return stale | {"path": path, "related": [
         {"path": note.path, "score": round(note.score, 3), "reasons": note.reasons} for note in found
     ]}
 
@@ -476,6 +489,7 @@ RELATED_NOTES = Tool(
     output_schema={
         "type": "object",
         "properties": {
+            "stale": STALE,
             "path": {"type": "string"},
             "related": {"type": "array", "items": {"type": "object", "properties": {
                 "path": {"type": "string"}, "score": {"type": "number"},
@@ -490,8 +504,9 @@ RELATED_NOTES = Tool(
 
 
 def list_tags(context: Context, arguments: dict) -> dict:
+    stale = context.index.staleness()
     counts = context.index.link_graph().tag_counts()
-    return {"tags": [{"tag": tag, "notes": counts[tag]} for tag in sorted(counts)]}
+    return stale | {"tags": [{"tag": tag, "notes": counts[tag]} for tag in sorted(counts)]}
 
 
 LIST_TAGS = Tool(
@@ -506,6 +521,7 @@ LIST_TAGS = Tool(
     output_schema={
         "type": "object",
         "properties": {
+            "stale": STALE,
             "tags": {"type": "array", "items": {"type": "object", "properties": {
                 "tag": {"type": "string", "description": 'without "#", e.g. "ferment/lacto"'},
                 "notes": {"type": "integer", "description": "how many notes have it or a tag under it"}},

@@ -7,16 +7,18 @@ embedder turns the chunks into vectors, and index.py keeps them on disk and in
 memory; search.py ranks them. VaultIndex holds the one index the server uses.
 
 Building the index of a large vault with Ollama takes minutes, so the server
-does not wait for it: the index is loaded and brought up to date with the vault
-(reconcile.py), or built, in a thread of its own, and a search made before it is
-ready is told how far the build has got.
+does not wait for it: the index, and the link graph stored with it, are loaded and
+brought up to date with the vault (reconcile.py), or built, in a thread of its own.
+Answers given meanwhile come from what is there and say what is missing: during
+reconcile, how many notes it has yet to check; during a first build, how many notes
+are indexed so far.
 """
 import logging
 import threading
 from pathlib import Path
 
 from index import Chunk, Index, IndexUnusable, ProgressLine
-from links import LinkGraph
+from links import LinkGraph, NoteLinks, entry_of, entry_to_store, stored_entries
 from notes import parse_note
 from reconcile import reconcile, refresh_note, stamp_of, stamp_to_store
 from resources import title_of
@@ -39,6 +41,8 @@ class VaultIndex:
         self.links_ready = threading.Event()  # set once the link graph is built
         self.ready = threading.Event()  # set once the first index is loaded or built
         self.done, self.total = 0, 0  # notes embedded so far by the build under way
+        self.stale = 0  # notes reconcile has yet to check (staleness)
+        self.building: Index | None = None  # the first build's index while it grows, searched meanwhile
         self.build_lock = threading.Lock()  # one build at a time
 
     def start(self, rebuild: bool = False) -> threading.Thread:
@@ -49,13 +53,6 @@ class VaultIndex:
 
     # region open
     def open(self, rebuild: bool = False) -> None:
-        try:  # the link graph first: it needs no embeddings, so it is ready in moments
-            self.links = LinkGraph.build(self.vault)
-            log.info("links: %d notes read", len(self.links.note_paths()))
-        except Exception:
-            log.exception("links: the link graph could not be built")
-        finally:
-            self.links_ready.set()
         try:
             if rebuild or not self.catch_up():
                 self.rebuild()
@@ -65,15 +62,19 @@ class VaultIndex:
         except Exception:  # Ollama gone mid-build, a full disk: searches will say so
             log.exception("index: could not be built")
         finally:
+            if self.links is None:  # no index gave it (Ollama unreachable, say): read every note for it
+                self.read_links()
+            self.links_ready.set()
             self.ready.set()
         index = self.index
         if index is not None:  # the keyword postings take seconds on a large vault: now, not in a search
             index.keywords()
 
     def catch_up(self) -> bool:
-        """Load the stored index and bring it up to date with the vault (reconcile.py);
-        False, with nothing changed, if it cannot be used as it is."""
-        with self.build_lock:  # a reindex asked for meanwhile waits for this to end
+        """Load the stored index and link graph, answer from them at once, and bring them
+        up to date with the vault behind those answers (reconcile.py); False, with nothing
+        changed, if the index cannot be used as it is."""
+        with self.build_lock:  # a reindex, and the watcher's changes, wait for the end of reconcile
             try:
                 report = reconcile(self)
             except IndexUnusable as why:
@@ -83,6 +84,36 @@ class VaultIndex:
         log.info("index: %s", report)  # the one line that says what changed while the server was off
         return True
     # endregion open
+
+    # region load-stored
+    def load_stored(self) -> tuple[Index, LinkGraph]:
+        """The stored index, and the link graph stored with it, which answers use from now on.
+        Until reconcile has checked every note, they say how many it has yet to check."""
+        index = Index.load(self.directory, self.embedder.name, self.dimension())
+        for path in [path for path in index.note_paths() if self.vault.denied(path)]:
+            index.remove_note(path)  # denied since it was stored: gone before the first answer
+        metas = index.note_meta()
+        self.stale = len(metas)  # until reconcile has listed the vault and counts down
+        self.index = index
+        self.ready.set()  # a search needs no links: it answers while they are put together
+        self.links = LinkGraph.from_entries(self.vault, stored_entries(metas))
+        log.info("links: %d notes loaded with the index", len(self.links))
+        self.links_ready.set()
+        return index, self.links
+    # endregion load-stored
+
+    def read_links(self) -> None:
+        try:
+            self.links = LinkGraph.build(self.vault)
+            log.info("links: %d notes read", len(self.links))
+        except Exception:
+            log.exception("links: the link graph could not be built")
+
+    def staleness(self) -> dict:
+        """{"stale": notes reconcile has yet to check} while it runs, else {}: taken before an
+        answer, so that the answer is no staler than it says."""
+        stale = self.stale
+        return {"stale": stale} if stale else {}
 
     def dimension(self) -> int:
         # Ollama says how long its vectors are only when it first embeds something.
@@ -98,12 +129,16 @@ class VaultIndex:
             raise NotReady(f"The index is already being rebuilt ({self.done} of {self.total} notes done)")
         try:
             self.dimension()
-            stamps, chunks = {}, []
-            for path in self.vault.list_notes():
+            metas, chunks, entries = {}, [], {}
+            for path in self.vault.all_notes():  # Obsidian's excluded files too, for their links
                 stamp = stamp_of(self.vault, path)  # before the read, as reconcile takes it
                 if stamp is not None:
-                    stamps[path] = stamp_to_store(stamp)
-                    chunks += self.note_chunks(path)
+                    note_chunks, entries[path] = self.read_parts(path)
+                    metas[path] = stamp_to_store(stamp) | {"links": entry_to_store(entries[path])}
+                    chunks += note_chunks
+            if self.links is None:  # a first build: the graph is ready before the embedding starts
+                self.links = LinkGraph.from_entries(self.vault, entries)
+                self.links_ready.set()
             shown = ProgressLine()
 
             def report(done: int, total: int) -> None:
@@ -112,44 +147,52 @@ class VaultIndex:
                 if progress:
                     progress(done, total)
 
-            # The stamps let the next start's reconcile trust these notes without reading them.
-            self.index = Index.build(self.directory, self.embedder, chunks, report, meta=stamps)
+            def started(index: Index) -> None:
+                self.building = index  # searched while no other index is there (search_with_progress)
+
+            # The stamps let the next start's reconcile trust these notes' chunks and links without reading them.
+            self.index = Index.build(self.directory, self.embedder, chunks, report, meta=metas, started=started)
             return self.index
         finally:
+            self.building = None
             self.build_lock.release()
     # endregion rebuild
 
     def note_chunks(self, path: str) -> list[Chunk]:
-        """The chunks of one note, as the index stores them; none if it cannot be read."""
+        return self.read_parts(path)[0]
+
+    def read_parts(self, path: str) -> tuple[list[Chunk], NoteLinks]:
+        """The chunks of one note, as the index stores them, and its entry in the link graph,
+        from one read of it; no chunks and no links if it cannot be read."""
         try:
             _, text = self.vault.read_note(path)
         except VaultError as error:  # deleted a moment ago, grown too large: skip it, say why
             log.info("index: skipping %s: %s", path, error)
-            return []
+            return [], NoteLinks([], [], [])
         note = parse_note(title_of(path), text)
+        if self.vault.excluded(path):  # Obsidian's excluded files: linked, never searched
+            return [], entry_of(note, text)
         folder = path.rpartition("/")[0]
         tags = [tag.name for tag in note.tags]
-        return [
+        chunks = [
             Chunk(id=f"{path}#{number}", path=path, heading_path=[note.title, *piece.path], text=piece.text,
                   title=note.title, aliases=note.aliases, tags=tags, folder=folder)
             for number, piece in enumerate(note.chunks())
         ]
+        return chunks, entry_of(note, text)
 
     # region one-note
     def update_note(self, path: str) -> None:
         """A note is new or changed: read it again into the link graph and the search index.
         Called by the watcher's one worker, so two updates of one note never race."""
         self.ready.wait()  # a change seen while the first index is built waits for it
-        if self.links is not None:
-            self.links.update_note(path)
         with self.build_lock:  # a rebuild under way finishes first; then this lands in its index
-            if self.index is None:
-                return
-            if self.vault.excluded(path):  # Obsidian's excluded files are linked, never searched
-                self.index.remove_note(path)
+            if self.index is None:  # none could be built: the link graph at least stays current
+                if self.links is not None:
+                    self.links.update_note(path)
                 return
             # Embeds only if the chunks changed (a touch, a save without edit costs a read), and
-            # stores the note's stamp, so the next start's reconcile need not read it again.
+            # stores the note's stamp and links, so the next start's reconcile need not read it.
             outcome = refresh_note(self, path)
             log.debug("index: %s %s", path, outcome)
     # endregion one-note
@@ -176,11 +219,21 @@ class VaultIndex:
         return self.links
 
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
-        self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is ready before the client notices
+        return self.search_with_progress(query, limit, folder, tag, mode)[0]
+
+    def search_with_progress(self, query: str, limit: int, folder=None, tag=None, mode="hybrid"):
+        """The hits, and what the answer lacks: {} when the index is whole; during a first
+        build, {"indexed": notes done, "total": notes}, the hits coming from those done;
+        during reconcile, {"stale": notes not yet checked}."""
+        self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is built before the client notices
+        # building before index: a build sets index, then clears building, so one of the two is seen.
+        building, progress = self.building, {"indexed": self.done, "total": self.total}
+        stale = self.staleness()  # before the index is read, as the counts above
         index = self.index  # one read: a rebuild may swap it meanwhile
-        if index is None:
-            if self.ready.is_set():
-                raise NotReady("The search index could not be built; the server log says why. Try reindex.")
-            building = f"{self.done} of {self.total} notes done" if self.total else "starting"
-            raise NotReady(f"The search index is still being built ({building}); try again in a moment")
-        return search(index, self.embedder, query, limit, folder, tag, mode)
+        if index is not None:
+            return search(index, self.embedder, query, limit, folder, tag, mode), stale
+        if building is not None:  # counted before the search: the answer holds at least that many notes
+            return search(building, self.embedder, query, limit, folder, tag, mode), progress
+        if self.ready.is_set():
+            raise NotReady("The search index could not be built; the server log says why. Try reindex.")
+        raise NotReady("The search index is still being built (starting); try again in a moment")
