@@ -44,6 +44,9 @@ MODES = ("hybrid", "semantic", "keyword")  # the first is the default
 # no better than ranks (offline: 0.54 and 0.71 at best), so ranks stay.
 # The static table (chapter 6) finds 0.66 and 0.62 alone: at 1 to 1 with note 0.5
 # hybrid found 0.68 and 0.76 at RRF_K 5; at 2 to 1, 0.72 and 0.64; note 0.25 cost Foam 0.04.
+# Measured and dropped (within a question or worse, on one vault or both): fusing the
+# notes' ranks instead of the chunks', a note share on the BM25 side, the query's
+# vector moved toward its top hits', other field weights, BM25's k1 and b.
 # region weights
 RRF_K = 4
 WEIGHTS = {  # by the kind of embedder that made the index; chosen with make eval, see above
