@@ -48,6 +48,20 @@ def test_the_default_mode_finds_at_least_what_it_did_when_tuned(ranks):
     )
 
 
+def test_a_far_keyword_match_does_not_overturn_the_models_first_choice():
+    """RRF_K 4 (make eval on the two corpora, the model's hybrid on Foam 0.90 at 5, 0.92
+    at 4): a chunk the model puts second and BM25 only twelfth stays behind the model's
+    first, which BM25 missed; with RRF_K 5 the far keyword match would lift it above."""
+    keyword = [f"other {rank}" for rank in range(1, 12)] + ["second"]  # "second" twelfth
+    fused = search.reciprocal_rank_fusion({"semantic": ["first", "second"], "keyword": keyword},
+                                          search.WEIGHTS["model"], search.RRF_K)
+    assert fused["first"] > fused["second"], f"RRF_K {search.RRF_K} lets BM25's twelfth overturn the model's first"
+    near = keyword[:3] + ["second"]  # fourth in BM25 is real agreement, and still counts
+    fused = search.reciprocal_rank_fusion({"semantic": ["first", "second"], "keyword": near},
+                                          search.WEIGHTS["model"], search.RRF_K)
+    assert fused["second"] > fused["first"]
+
+
 def test_the_default_mode_finds_what_keyword_search_finds_on_the_sample_vault(ranks):
     queries, by_mode = ranks
     assert found(by_mode[DEFAULT_MODE], queries) >= found(by_mode["keyword"], queries) - 1
