@@ -15,16 +15,41 @@ from pathlib import Path
 
 import pytest
 from clustered_vectors import ClusteredVectors
-from helpers import STEPS_DIR, step_modules
+from helpers import distinct_copies, step_modules
+from manifest import find_step
 
-STEP = STEPS_DIR / "07-vector-index"
-with step_modules(STEP):
-    import index as index_module
-    import keyword_index
-    import vector_search
-    from index import Chunk, Index, IndexCorrupt, IndexMissing, IndexStale, ProgressLine, note_file_name
-    from keyword_index import KeywordIndex, normal_form, tokenize
-    from search import reciprocal_rank_fusion, search, snippet
+
+def modules_of(folder: Path) -> dict:
+    """The names this file tests, imported from one step folder."""
+    with step_modules(folder):
+        import index as index_module
+        import keyword_index
+        import vector_search
+        from index import Chunk, Index, IndexCorrupt, IndexMissing, IndexStale, ProgressLine, note_file_name
+        from keyword_index import KeywordIndex, normal_form, tokenize
+        from search import reciprocal_rank_fusion, search, snippet
+    return {name: value for name, value in locals().items() if name != "folder"}
+
+
+# Every test runs against each copy of index.py that differs from an earlier one (a
+# later step that rewrites it keeps step 7's promises): the fixture below makes this
+# file's names those of the copy under test.
+COPIES = {number: find_step(number).path for number in distinct_copies("index.py", since=7)}
+MODULES = {number: modules_of(folder) for number, folder in COPIES.items()}
+globals().update(MODULES[7])
+STEP = COPIES[7]
+
+
+@pytest.fixture(autouse=True, params=sorted(MODULES), ids=lambda number: f"step{number}")
+def index_copy(request):
+    global STEP, VAULT
+    globals().update(MODULES[request.param])
+    STEP, VAULT = COPIES[request.param], sample_chunks()
+    return request.param
+
+
+# A test of a module that only step 7 holds, not index.py, runs once.
+ONE_COPY = pytest.mark.parametrize("index_copy", [7], indirect=True)
 
 
 # region helpers
@@ -73,24 +98,29 @@ def chunk(path, text, heading=None, title=None, tags=(), aliases=(), number=0):
                  text=text, title=title, aliases=list(aliases), tags=list(tags), folder=folder)
 
 
-VAULT = [
-    chunk("Bread/Sourdough.md", "Feed the starter twice a day with equal weights of flour and water.",
-          "Feeding", tags=["bread/sourdough"], number=0),
-    chunk("Bread/Sourdough.md", "A levain is a portion of starter built up for one bake.",
-          "Levain", tags=["bread/sourdough"], number=1),
-    chunk("Bread/Rye/Pumpernickel.md", "Rye dough is sticky; a long bake at low heat darkens the crumb.",
-          tags=["bread", "rye"]),
-    chunk("Ferments/Kimchi.md", "Salt the cabbage, rinse it, and pack it with chili paste.",
-          tags=["ferment/vegetable"]),
-    chunk("Ferments/Kombucha.md", "Kombucha needs a scoby, sweet tea and a warm shelf.", tags=["ferment/drink"]),
-    chunk("Journal/2024-03-01.md", "Baked a rye loaf today; the starter was sluggish in the cold.", tags=["journal"]),
-    chunk("Glossary.md", "Hydration is the weight of water divided by the weight of flour.",
-          aliases=["Baker's percentages"]),
-]
+def sample_chunks() -> list:
+    """A small vault's chunks, made with the Chunk of the copy under test."""
+    return [
+        chunk("Bread/Sourdough.md", "Feed the starter twice a day with equal weights of flour and water.",
+              "Feeding", tags=["bread/sourdough"], number=0),
+        chunk("Bread/Sourdough.md", "A levain is a portion of starter built up for one bake.",
+              "Levain", tags=["bread/sourdough"], number=1),
+        chunk("Bread/Rye/Pumpernickel.md", "Rye dough is sticky; a long bake at low heat darkens the crumb.",
+              tags=["bread", "rye"]),
+        chunk("Ferments/Kimchi.md", "Salt the cabbage, rinse it, and pack it with chili paste.",
+              tags=["ferment/vegetable"]),
+        chunk("Ferments/Kombucha.md", "Kombucha needs a scoby, sweet tea and a warm shelf.", tags=["ferment/drink"]),
+        chunk("Journal/2024-03-01.md", "Baked a rye loaf today; the starter was sluggish in the cold.", tags=["journal"]),
+        chunk("Glossary.md", "Hydration is the weight of water divided by the weight of flour.",
+              aliases=["Baker's percentages"]),
+    ]
 
 
-def build(tmp_path, chunks=VAULT, embedder=None) -> Index:
-    return Index.build(tmp_path / "index", embedder or HashingEmbedder(), chunks)
+VAULT = sample_chunks()
+
+
+def build(tmp_path, chunks=None, embedder=None) -> Index:
+    return Index.build(tmp_path / "index", embedder or HashingEmbedder(), VAULT if chunks is None else chunks)
 
 
 def files_of(directory: Path) -> dict[str, bytes]:
@@ -690,6 +720,7 @@ def recall_at_10(floats, queries, search) -> float:
 
 
 @pytest.mark.slow
+@ONE_COPY
 def test_sketch_search_finds_what_exact_search_finds(clustered):
     floats, queries = clustered
     chunk_vectors = [vector_search.quantize(v) for v in floats]
