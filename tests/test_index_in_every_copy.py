@@ -7,11 +7,12 @@ import dataclasses
 import hashlib
 import math
 import re
-import threading
+import sys
 import time
 
 import pytest
-from helpers import distinct_copies, step_modules
+from helpers import StdioServer, distinct_copies, rpc, step_modules
+from launch import quiet_environment
 from manifest import find_step
 
 TIMEOUT = 30.0
@@ -19,7 +20,7 @@ INDEX_STEPS = sorted(set(distinct_copies("vault_index.py", since=7) + distinct_c
 WATCHED_STEPS = distinct_copies("vault_index.py", since=9)  # the steps with update_note and a watcher
 
 NOTES = {
-    "Bread/Rye.md": "# Rye\n\nA dense, sour loaf.\n\n## Proofing\n\nRye proofs fast; einkorn slower.\n",
+    "Bread/Rye.md": "# Rye\n\nA dense, sour loaf.\n\n## Proofing\n\n### Cold\n\nRye proofs fast; einkorn slower.\n",
     "Bread/Notes.md": "# Notes\n\nSpelt takes less water than wheat.\n",
     "Ferments/Notes.md": "# Notes\n\nKefir grains want fresh milk every day.\n",
     "Ferments/Kimchi.md": "# Kimchi\n\nSalt the cabbage, then see [[Rye]].\n",
@@ -108,7 +109,7 @@ def test_every_hit_names_a_section_that_get_note_reads(sample):
     modules, index = sample
     result = call(modules, index, "search_vault", query="einkorn proofs", mode="keyword")
     hit = result["structuredContent"]["results"][0]
-    assert (hit["path"], hit["heading"]) == ("Bread/Rye.md", "Proofing")
+    assert (hit["path"], hit["heading"], hit["section"]) == ("Bread/Rye.md", "Proofing#Cold", "Rye > Proofing > Cold")
     section = call(modules, index, "get_note", path=hit["path"], heading=hit["heading"])
     assert section["isError"] is False, section
     assert "einkorn slower" in section["content"][0]["text"]
@@ -208,3 +209,64 @@ def test_a_poll_that_fails_leaves_the_watcher_polling(step, tmp_path, caplog):
         watcher.stop(timeout=5)
     assert indexed == ["Bread/Starter.md"]
     assert "a poll failed" in caplog.text
+
+
+# A server whose VaultIndex.start and watcher.take_snapshot are wrapped: the first
+# snapshot waits, if the index was started before it, until the index has read every
+# note and a new note has been written. That is the moment a note written while the
+# server starts would fall between the two, and be missed by both, had the index
+# started first.
+SLOW_SNAPSHOT_SERVER = """
+import pathlib, sys, threading
+folder, late_note = sys.argv[1], pathlib.Path(sys.argv[2])
+sys.path.insert(0, folder)
+import vault_index, watcher
+started, read_all = threading.Event(), threading.Event()
+real_start, real_open, real_snapshot = vault_index.VaultIndex.start, vault_index.VaultIndex.open, watcher.take_snapshot
+
+def start(self, *args, **kwargs):
+    started.set()
+    return real_start(self, *args, **kwargs)
+
+def open_then_a_note_arrives(self, *args, **kwargs):
+    try:
+        real_open(self, *args, **kwargs)
+    finally:
+        late_note.write_text("# Late\\n\\nQuince paste sets overnight.\\n", encoding="utf-8")
+        read_all.set()
+
+def snapshot(vault):
+    if started.is_set():
+        read_all.wait(10)
+    return real_snapshot(vault)
+
+vault_index.VaultIndex.start, vault_index.VaultIndex.open = start, open_then_a_note_arrives
+watcher.take_snapshot = snapshot
+sys.argv = [folder + "/server.py", *sys.argv[3:]]
+import server
+server.main()
+"""
+
+
+@pytest.mark.parametrize("step", distinct_copies("server.py", since=9), ids=lambda step: f"step{step}")
+def test_a_note_written_as_the_index_is_read_is_seen_by_the_watcher(step, tmp_path):
+    """The watcher's first snapshot comes before the index reads a note, so nothing
+    written in between is missed by both."""
+    vault = write_vault(tmp_path / "vault")
+    command = [sys.executable, "-c", SLOW_SNAPSHOT_SERVER, str(find_step(step).path), str(vault / "Late.md"),
+               "--stdio", "--vault", str(vault)]
+    server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")))
+    try:
+        server.handshake()
+        found, deadline = [], time.monotonic() + 10
+        for request_id in range(2, 1000):  # bounded by the deadline
+            server.send(rpc("tools/call", id=request_id, name="search_vault",
+                            arguments={"query": "quince paste", "mode": "keyword"}))
+            result = server.answer(request_id)["result"]
+            found = [hit["path"] for hit in result.get("structuredContent", {}).get("results", [])]
+            if found or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert found == ["Late.md"]
+    finally:
+        server.stop()

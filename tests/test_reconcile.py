@@ -188,6 +188,16 @@ def test_an_empty_note_is_new_once(vault_dir):
     assert str(again) == "reconciled: 0 new, 0 changed, 0 removed, 6 unchanged (0 touched but equal)"
 
 
+def test_an_empty_note_deleted_while_stopped_is_removed(indexed):
+    """An empty note has a file in the index (its stamp) but no chunks: it must go too."""
+    (indexed / "Inbox/Ideas.md").unlink()
+    vault_index = start(indexed)
+    assert str(reconcile(vault_index)) == "reconciled: 0 new, 0 changed, 1 removed, 5 unchanged (0 touched but equal)"
+    assert "Inbox/Ideas.md" not in vault_index.index.note_meta()
+    again = start(indexed)
+    assert "Inbox/Ideas.md" not in Index.load(again.directory, "counting-8", 8).note_meta()
+
+
 def test_a_reconcile_cut_short_resumes_where_it_stopped(indexed):
     for path, text in NOTES.items():
         if text:  # every note but the empty one
