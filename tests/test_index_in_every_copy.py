@@ -23,7 +23,7 @@ NOTES = {
     "Bread/Rye.md": "# Rye\n\nA dense, sour loaf.\n\n## Proofing\n\n### Cold\n\nRye proofs fast; einkorn slower.\n",
     "Bread/Notes.md": "# Notes\n\nSpelt takes less water than wheat.\n",
     "Ferments/Notes.md": "# Notes\n\nKefir grains want fresh milk every day.\n",
-    "Ferments/Kimchi.md": "# Kimchi\n\nSalt the cabbage, then see [[Rye]].\n",
+    "Ferments/Kimchi.md": "# Kimchi\n\nSalt the cabbage, then see [[Rye]]. #ferment/vegetable\n",
 }
 
 
@@ -120,6 +120,8 @@ def test_folder_and_tag_filters_narrow_a_search_through_the_tool(sample):
     assert set(paths_found(modules, index, "notes salt rye", limit=10, folder="Ferments")) <= {
         "Ferments/Notes.md", "Ferments/Kimchi.md"}
     assert paths_found(modules, index, "notes", limit=10, folder="Bre") == []  # a folder's name, not its start
+    assert paths_found(modules, index, "salt cabbage", tag="ferment") == ["Ferments/Kimchi.md"]  # a nested tag
+    assert paths_found(modules, index, "salt cabbage", tag="bread") == []
 
 
 def test_reindex_of_a_vault_under_20_notes_reports_each_note(sample):
