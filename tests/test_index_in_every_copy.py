@@ -105,6 +105,20 @@ def test_notes_of_one_name_in_two_folders_are_both_found(sample):
     assert {"Bread/Notes.md", "Ferments/Notes.md"} <= set(paths_found(modules, index, "notes", limit=10))
 
 
+@pytest.mark.parametrize("step", INDEX_STEPS, ids=lambda step: f"step{step}")
+def test_equal_hits_of_same_named_notes_come_in_path_order_however_they_were_indexed(step, tmp_path):
+    """Ties are broken by chunk id, which names the note's path: were it built from the
+    title, the two Notes would tie for good and come in the order they sit in memory."""
+    same = "# Notes\n\nSpelt takes less water than wheat.\n"
+    modules, index = opened(step, tmp_path, {"Bread/Notes.md": same, "Ferments/Notes.md": same})
+    for text in ("# Notes\n\nSpelt, for now.\n", same):  # Bread's chunk leaves its place and comes back last
+        (index.vault.root / "Bread/Notes.md").write_text(text, encoding="utf-8")
+        chunks = index.note_chunks("Bread/Notes.md")
+        index.index.update_note("Bread/Notes.md", chunks, index.embedder.embed_documents([c.text for c in chunks]))
+    for mode in ("keyword", "hybrid"):
+        assert paths_found(modules, index, "spelt wheat", mode=mode) == ["Bread/Notes.md", "Ferments/Notes.md"]
+
+
 def test_every_hit_names_a_section_that_get_note_reads(sample):
     modules, index = sample
     result = call(modules, index, "search_vault", query="einkorn proofs", mode="keyword")
