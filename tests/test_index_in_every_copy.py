@@ -159,6 +159,45 @@ def test_a_search_before_the_index_is_ready_is_answered_not_a_failure(step, tmp_
     assert "failed unexpectedly" not in result["content"][0]["text"], result
 
 
+class CountingEmbedder(WordEmbedder):
+    def __init__(self, name="test-words"):
+        self.name, self.texts_embedded = name, 0
+
+    def embed_documents(self, texts):
+        self.texts_embedded += len(texts)
+        return super().embed_documents(texts)
+
+
+def restarted(step: int, tmp_path, embedder, rebuild=False):
+    """A new VaultIndex on the vault and index folder `opened` left, as a restarted server makes."""
+    modules = modules_of(step)
+    index = modules["vault_index"].VaultIndex(modules["Vault"](tmp_path / "vault"), embedder, tmp_path / "index")
+    index.start(rebuild=rebuild).join(timeout=TIMEOUT)
+    return modules, index
+
+
+@pytest.mark.parametrize("step", INDEX_STEPS, ids=lambda step: f"step{step}")
+def test_a_restart_uses_the_stored_index_and_a_rebuild_embeds_anew(step, tmp_path):
+    opened(step, tmp_path)
+    modules, index = restarted(step, tmp_path, CountingEmbedder())
+    assert index.embedder.texts_embedded == 0
+    assert paths_found(modules, index, "kefir milk", mode="keyword")[:1] == ["Ferments/Notes.md"]
+    modules, index = restarted(step, tmp_path, CountingEmbedder(), rebuild=True)
+    assert index.embedder.texts_embedded >= len(NOTES)
+
+
+@pytest.mark.parametrize("step", INDEX_STEPS, ids=lambda step: f"step{step}")
+@pytest.mark.parametrize("damage", ["other embedder", "corrupt manifest"])
+def test_an_index_that_cannot_be_used_is_rebuilt(step, tmp_path, damage):
+    opened(step, tmp_path)
+    if damage == "corrupt manifest":
+        (tmp_path / "index" / "index.json").write_text('{"format": 1, "embedder"', encoding="utf-8")
+    modules, index = restarted(step, tmp_path, CountingEmbedder("test-other" if damage == "other embedder"
+                                                                else "test-words"))
+    assert index.embedder.texts_embedded >= len(NOTES)
+    assert paths_found(modules, index, "kefir milk", mode="keyword")[:1] == ["Ferments/Notes.md"]
+
+
 def wait_until(condition, what: str) -> None:
     deadline = time.monotonic() + TIMEOUT
     while not condition():
