@@ -546,6 +546,9 @@ def test_bm25_scores_drop_with_a_removed_row():
     assert keywords.scores(["einkorn"]) == {}
     assert list(keywords.scores(["spelt"])) == [1]
     assert "einkorn" not in keywords.postings
+    fresh = KeywordIndex()  # and the scores are those of an index that never held the row
+    fresh.add(1, keyword_index.weighted_terms("B", [], ["B"], [], "spelt"))
+    assert keywords.scores(["spelt"]) == fresh.scores(["spelt"])
 
 
 def test_fusion_rewards_agreement():
@@ -638,6 +641,24 @@ def test_a_generic_faq_section_never_crowds_out_the_note_about_the_question(tmp_
     for mode in ("semantic", "hybrid"):
         assert [hit.path for hit in search(index, embedder, question, limit=2, mode=mode)] == [
             "Backlinks.md", "FAQ.md"], mode
+
+
+def test_a_notes_evidence_is_the_mean_over_its_sections_not_their_sum(tmp_path):
+    """A long note with many sections a little near the question must not outweigh a
+    short one right on it: the note's share is divided by its number of sections."""
+    def toward(share, other):  # a unit vector with cosine `share` to the question's [1, 0, 0, ...]
+        vector = [0.0] * 12
+        vector[0], vector[other] = share, math.sqrt(1 - share * share)
+        return vector
+
+    texts = {"The answer itself.": ("Short.md", toward(0.8, 1))}
+    texts.update({f"Aside number {n}.": ("Long.md", toward(0.5, n)) for n in range(2, 12)})
+    question = "the question?"
+    embedder = TableEmbedder({text: vector for text, (_, vector) in texts.items()} | {question: toward(1.0, 1)})
+    embedder.name = "model-table"  # a real model's weights, with the note's evidence (search.WEIGHTS)
+    index = build(tmp_path, [chunk(path, text, number=number)
+                             for number, (text, (path, _)) in enumerate(texts.items())], embedder)
+    assert [hit.path for hit in search(index, embedder, question, limit=2, mode="semantic")] == ["Short.md", "Long.md"]
 
 
 # region tokenizer
