@@ -8,6 +8,7 @@ import hashlib
 import math
 import re
 import sys
+import threading
 import time
 
 import pytest
@@ -218,6 +219,30 @@ def test_an_update_refreshes_backlinks_and_search_and_a_removal_forgets_both(ste
     index.remove_note("Bread/Starter.md")
     assert {link.source for link in index.link_graph().backlinks("Bread/Rye.md")} == {"Ferments/Kimchi.md"}
     assert paths_found(modules, index, "buckwheat", mode="keyword") == []
+
+
+@pytest.mark.parametrize("step", WATCHED_STEPS, ids=lambda step: f"step{step}")
+def test_a_change_seen_while_the_index_loads_waits_for_it_and_is_not_lost(step, tmp_path, monkeypatch):
+    opened(step, tmp_path)
+    modules = modules_of(step)
+    index_class, loading = modules["vault_index"].Index, threading.Event()
+    real_load = index_class.load
+
+    def slow_load(cls, *args):
+        loading.wait(TIMEOUT)  # a large index takes a while to load
+        return real_load(*args)
+
+    monkeypatch.setattr(index_class, "load", classmethod(slow_load))
+    index = modules["vault_index"].VaultIndex(modules["Vault"](tmp_path / "vault"), WordEmbedder(), tmp_path / "index")
+    opening = index.start()
+    (tmp_path / "vault" / "Bread/Starter.md").write_text("# Starter\n\nBuckwheat.\n", encoding="utf-8")
+    updating = threading.Thread(target=index.update_note, args=("Bread/Starter.md",))
+    updating.start()  # as the watcher's worker would, while the load is under way
+    updating.join(timeout=0.3)
+    loading.set()
+    opening.join(timeout=TIMEOUT)
+    updating.join(timeout=TIMEOUT)
+    assert paths_found(modules, index, "buckwheat", mode="keyword") == ["Bread/Starter.md"]
 
 
 @pytest.mark.parametrize("step", WATCHED_STEPS, ids=lambda step: f"step{step}")
