@@ -1,4 +1,5 @@
-"""Step 7's index and search, without a server: storage, the sketch search, BM25, fusion, filters."""
+"""The index and search of step 7, and of every later step that rewrites index.py, without a
+server: storage, the sketch search, BM25, fusion, filters."""
 import array
 import base64
 import gc
@@ -36,7 +37,7 @@ def modules_of(folder: Path) -> dict:
 # file's names those of the copy under test.
 COPIES = {number: find_step(number).path for number in distinct_copies("index.py", since=7)}
 MODULES = {number: modules_of(folder) for number, folder in COPIES.items()}
-globals().update(MODULES[7])
+globals().update(MODULES[7])  # Index, Chunk, search...: step 7's until a test asks for another copy
 STEP = COPIES[7]
 
 
@@ -49,7 +50,7 @@ def index_copy(request):
 
 
 # A test of a module that only step 7 holds, not index.py, runs once.
-ONE_COPY = pytest.mark.parametrize("index_copy", [7], indirect=True)
+ONE_COPY = pytest.mark.parametrize("index_copy", [7], indirect=True, ids=["step7"])
 
 
 # region helpers
