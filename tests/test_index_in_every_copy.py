@@ -199,6 +199,22 @@ def test_an_index_that_cannot_be_used_is_rebuilt(step, tmp_path, damage):
     assert paths_found(modules, index, "kefir milk", mode="keyword")[:1] == ["Ferments/Notes.md"]
 
 
+class FailingEmbedder(WordEmbedder):
+    def embed_documents(self, texts):
+        raise ConnectionError("Ollama went away")
+
+
+@pytest.mark.parametrize("step", INDEX_STEPS, ids=lambda step: f"step{step}")
+def test_an_index_that_could_not_be_built_says_so_and_points_to_reindex(step, tmp_path):
+    modules = modules_of(step)
+    vault = modules["Vault"](write_vault(tmp_path / "vault"))
+    index = modules["vault_index"].VaultIndex(vault, FailingEmbedder(), tmp_path / "index")
+    index.start().join(timeout=TIMEOUT)
+    result = call(modules, index, "search_vault", query="rye")
+    text = result["content"][0]["text"]
+    assert result["isError"] is True and "reindex" in text.lower() and "still being built" not in text, text
+
+
 def wait_until(condition, what: str) -> None:
     deadline = time.monotonic() + TIMEOUT
     while not condition():
