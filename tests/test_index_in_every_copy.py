@@ -5,6 +5,7 @@ Through the public functions a server uses (VaultIndex.start, search, update_not
 link_graph; the tools' call_tool; Watcher), on small real vaults in temporary folders."""
 import dataclasses
 import hashlib
+import importlib
 import math
 import re
 import sys
@@ -52,7 +53,7 @@ def modules_of(step: int) -> dict:
         import tools
         import vault_index
         from vault import Vault
-        watcher = __import__("watcher") if step >= 9 else None
+        watcher = importlib.import_module("watcher") if step >= 9 else None  # the watcher came in step 9
     return {"tools": tools, "vault_index": vault_index, "watcher": watcher, "Vault": Vault}
 
 
