@@ -284,21 +284,23 @@ def test_a_subscriber_hears_of_a_change_once_search_finds_it(step, tmp_path):
 @pytest.mark.parametrize("step", distinct_copies("watcher.py", since=9), ids=lambda step: f"step{step}")
 def test_a_poll_that_fails_leaves_the_watcher_polling(step, tmp_path, caplog):
     modules, index = opened(step, tmp_path)
-    vault = index.vault
-    real_list_notes, failures = vault.list_notes, []
+    vault, failures = index.vault, []
 
-    def list_notes_failing_twice(*args, **kwargs):
-        if len(failures) < 2:
-            failures.append("failed")
-            raise OSError("the vault's folder is gone for a moment")
-        return real_list_notes(*args, **kwargs)
+    def failing_twice(listing):
+        def listing_or_failure(*args, **kwargs):
+            if len(failures) < 2:
+                failures.append("failed")
+                raise OSError("the vault's folder is gone for a moment")
+            return listing(*args, **kwargs)
+        return listing_or_failure
 
     indexed = []
     watcher = modules["watcher"].Watcher(vault, lambda path: indexed.append(path), index.remove_note,
                                          poll_interval=0.05, debounce=0.05)
     watcher.start()  # its first snapshot, taken before the failures begin
     try:
-        vault.list_notes = list_notes_failing_twice
+        for name in ("list_notes", "all_notes"):  # whichever the snapshot lists the vault with
+            setattr(vault, name, failing_twice(getattr(vault, name)))
         wait_until(lambda: len(failures) == 2, "two failed polls")
         (vault.root / "Bread/Starter.md").write_text("# Starter\n\nBuckwheat.\n", encoding="utf-8")
         wait_until(lambda: indexed, "the new note to be indexed after the failures")
