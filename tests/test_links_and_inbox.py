@@ -237,6 +237,17 @@ def test_relative_links_start_at_the_linking_notes_folder(tmp_path):
                      "../../Focaccia": None, "/Focaccia": "Focaccia.md"}
 
 
+def test_a_relative_link_names_one_path_and_never_falls_back_to_the_name(tmp_path):
+    graph = graph_of(tmp_path, {
+        "Bread/Focaccia.md": "",
+        "Journal/Log.md": "[[../Focaccia]] [[./Focaccia]] [[Focaccia]]",
+        "Home.md": "[[./Focaccia]] [[./Bread/Focaccia]]",
+    })
+    found = {l.link.target: l.target for l in graph.outgoing("Journal/Log.md")}
+    assert found == {"../Focaccia": None, "./Focaccia": None, "Focaccia": "Bread/Focaccia.md"}  # only the bare name
+    assert [l.target for l in graph.outgoing("Home.md")] == [None, "Bread/Focaccia.md"]
+
+
 def test_a_bare_alias_is_unresolved_and_two_notes_with_it_follow_the_folder_rule_for_the_hint(tmp_path):
     graph = graph_of(tmp_path, {
         "Kitchen/Pot.md": "---\naliases: [Dutch oven]\n---\n",
@@ -357,6 +368,13 @@ def test_editing_links_and_aliases_changes_backlinks(tmp_path):
     write(root, "Home.md", "no links now")
     graph.update_note("Home.md")
     assert graph.backlinks("Pot.md") == []
+
+
+def test_a_note_too_large_to_read_keeps_its_name_so_links_to_it_resolve(tmp_path):
+    graph = graph_of(tmp_path, {"Huge.md": "[[Home]] " + "x" * (1024 * 1024), "Home.md": "[[Huge]]"})
+    assert "Huge.md" in graph.note_paths()
+    assert target_of(graph, "Home.md", "Huge") == "Huge.md"
+    assert graph.outgoing("Huge.md") == []  # its own links are unknown
 
 
 def test_update_note_of_a_deleted_note_removes_it(tmp_path):
@@ -1045,6 +1063,19 @@ def test_the_most_similar_note_is_found_by_its_content(tmp_path):
     found = related_notes(LinkGraph.build(vault), vault_index, "A/Twin one.md", 5)
     assert found[0].path == "B/Twin two.md" and found[0].reasons[0].startswith("similar content (0.9")
     assert "C/Cars.md" not in [r.path for r in found]  # below the floor: noise, not a reason
+
+
+def test_a_notes_similarity_is_that_of_its_best_section(tmp_path):
+    text = "Rye sourdough with caraway, a dense crumb, long cold retard, and a dark crust.\n"
+    vault = make_vault(tmp_path / "vault", {
+        "A/Twin one.md": text,
+        "B/Twin two.md": f"## Rye\n\n{text}\n## Seeds\n\nCaraway and rye, toasted for the crust.\n",
+    })
+    vault_index = VaultIndex(vault, HashEmbedder(), tmp_path / "index")
+    vault_index.rebuild()
+    found = related_notes(LinkGraph.build(vault), vault_index, "A/Twin one.md", 5)
+    assert [r.path for r in found] == ["B/Twin two.md"]
+    assert found[0].reasons[0].startswith("similar content (0.9"), found[0].reasons
 
 
 def test_without_an_index_the_links_alone_answer(sample):

@@ -195,6 +195,10 @@ def test_lists_indented_or_not_and_flow_lists():
     }
 
 
+def test_a_dash_without_a_space_is_a_negative_number_not_an_item():
+    assert parse_yaml("a:\n  -5\nb:\n- -5\n- 3\n") == {"a": -5, "b": [-5, 3]}
+
+
 def test_flow_collections_over_several_lines_with_comments_and_trailing_commas():
     assert parse_yaml("a: [x, # first\n  y,\n]\nb: {k: v,\n  j: [1,\n 2]}\n") == {
         "a": ["x", "y"],

@@ -177,6 +177,17 @@ def test_a_same_size_edit_just_after_indexing_is_not_missed(indexed):
     assert "Black tea" in vault_index.index.chunks_of("Ferments/Kombucha.md")[0].text
 
 
+def test_a_same_size_edit_just_after_a_rebuild_is_not_missed(vault_dir):
+    file = write(vault_dir, "Ferments/Kombucha.md", "# Kombucha\n\nGreen tea this time.\n")
+    written = file.stat().st_mtime_ns
+    start(vault_dir).rebuild()  # stamps every note: this one's time is too recent to trust
+    write(vault_dir, "Ferments/Kombucha.md", "# Kombucha\n\nBlack tea this time.\n", written)
+
+    vault_index = start(vault_dir)
+    assert reconcile(vault_index).changed == 1
+    assert "Black tea" in vault_index.index.chunks_of("Ferments/Kombucha.md")[0].text
+
+
 def test_an_empty_note_is_new_once(vault_dir):
     vault_index = start(vault_dir)
     Index.build(vault_index.directory, vault_index.embedder, [])
@@ -186,6 +197,16 @@ def test_an_empty_note_is_new_once(vault_dir):
     assert "Inbox/Ideas.md" not in vault_index.index.note_paths()  # a note without chunks has no rows
     again = reconcile(start(vault_dir))
     assert str(again) == "reconciled: 0 new, 0 changed, 0 removed, 6 unchanged (0 touched but equal)"
+
+
+def test_an_empty_note_deleted_while_stopped_is_removed(indexed):
+    """An empty note has a file in the index (its stamp) but no chunks: it must go too."""
+    (indexed / "Inbox/Ideas.md").unlink()
+    vault_index = start(indexed)
+    assert str(reconcile(vault_index)) == "reconciled: 0 new, 0 changed, 1 removed, 5 unchanged (0 touched but equal)"
+    assert "Inbox/Ideas.md" not in vault_index.index.note_meta()
+    again = start(indexed)
+    assert "Inbox/Ideas.md" not in Index.load(again.directory, "counting-8", 8).note_meta()
 
 
 def test_a_reconcile_cut_short_resumes_where_it_stopped(indexed):
@@ -272,7 +293,7 @@ def test_meta_is_stored_with_the_note_and_loaded_again(indexed):
 
     index.set_meta("Bread/Rye.md", {"size": 1, "mtime_ns": 2})
     again = Index.load(indexed.parent / "index", "counting-8", 8)
-    assert again.meta_of("Bread/Rye.md") == {"size": 1, "mtime_ns": 2}
+    assert index.meta_of("Bread/Rye.md") == again.meta_of("Bread/Rye.md") == {"size": 1, "mtime_ns": 2}
     assert again.chunks_of("Bread/Rye.md") == index.chunks_of("Bread/Rye.md")
     assert again.vectors[again.rows_by_note["Bread/Rye.md"][0]] == vector  # the same bytes and step
 

@@ -1,4 +1,5 @@
-"""Step 7's index and search, without a server: storage, the sketch search, BM25, fusion, filters."""
+"""The index and search of step 7, and of every later step that rewrites index.py, without a
+server: storage, the sketch search, BM25, fusion, filters."""
 import array
 import base64
 import gc
@@ -15,16 +16,41 @@ from pathlib import Path
 
 import pytest
 from clustered_vectors import ClusteredVectors
-from helpers import STEPS_DIR, step_modules
+from helpers import distinct_copies, step_modules
+from manifest import find_step
 
-STEP = STEPS_DIR / "07-vector-index"
-with step_modules(STEP):
-    import index as index_module
-    import keyword_index
-    import vector_search
-    from index import Chunk, Index, IndexCorrupt, IndexMissing, IndexStale, ProgressLine, note_file_name
-    from keyword_index import KeywordIndex, normal_form, tokenize
-    from search import reciprocal_rank_fusion, search, snippet
+
+def modules_of(folder: Path) -> dict:
+    """The names this file tests, imported from one step folder."""
+    with step_modules(folder):
+        import index as index_module
+        import keyword_index
+        import vector_search
+        from index import Chunk, Index, IndexCorrupt, IndexMissing, IndexStale, ProgressLine, note_file_name
+        from keyword_index import KeywordIndex, normal_form, tokenize
+        from search import reciprocal_rank_fusion, search, snippet
+    return {name: value for name, value in locals().items() if name != "folder"}
+
+
+# Every test runs against each copy of index.py that differs from an earlier one (a
+# later step that rewrites it keeps step 7's promises): the fixture below makes this
+# file's names those of the copy under test.
+COPIES = {number: find_step(number).path for number in distinct_copies("index.py", since=7)}
+MODULES = {number: modules_of(folder) for number, folder in COPIES.items()}
+globals().update(MODULES[7])  # Index, Chunk, search...: step 7's until a test asks for another copy
+STEP = COPIES[7]
+
+
+@pytest.fixture(autouse=True, params=sorted(MODULES), ids=lambda number: f"step{number}")
+def index_copy(request):
+    global STEP, VAULT
+    globals().update(MODULES[request.param])
+    STEP, VAULT = COPIES[request.param], sample_chunks()
+    return request.param
+
+
+# A test of a module that only step 7 holds, not index.py, runs once.
+ONE_COPY = pytest.mark.parametrize("index_copy", [7], indirect=True, ids=["step7"])
 
 
 # region helpers
@@ -73,24 +99,29 @@ def chunk(path, text, heading=None, title=None, tags=(), aliases=(), number=0):
                  text=text, title=title, aliases=list(aliases), tags=list(tags), folder=folder)
 
 
-VAULT = [
-    chunk("Bread/Sourdough.md", "Feed the starter twice a day with equal weights of flour and water.",
-          "Feeding", tags=["bread/sourdough"], number=0),
-    chunk("Bread/Sourdough.md", "A levain is a portion of starter built up for one bake.",
-          "Levain", tags=["bread/sourdough"], number=1),
-    chunk("Bread/Rye/Pumpernickel.md", "Rye dough is sticky; a long bake at low heat darkens the crumb.",
-          tags=["bread", "rye"]),
-    chunk("Ferments/Kimchi.md", "Salt the cabbage, rinse it, and pack it with chili paste.",
-          tags=["ferment/vegetable"]),
-    chunk("Ferments/Kombucha.md", "Kombucha needs a scoby, sweet tea and a warm shelf.", tags=["ferment/drink"]),
-    chunk("Journal/2024-03-01.md", "Baked a rye loaf today; the starter was sluggish in the cold.", tags=["journal"]),
-    chunk("Glossary.md", "Hydration is the weight of water divided by the weight of flour.",
-          aliases=["Baker's percentages"]),
-]
+def sample_chunks() -> list:
+    """A small vault's chunks, made with the Chunk of the copy under test."""
+    return [
+        chunk("Bread/Sourdough.md", "Feed the starter twice a day with equal weights of flour and water.",
+              "Feeding", tags=["bread/sourdough"], number=0),
+        chunk("Bread/Sourdough.md", "A levain is a portion of starter built up for one bake.",
+              "Levain", tags=["bread/sourdough"], number=1),
+        chunk("Bread/Rye/Pumpernickel.md", "Rye dough is sticky; a long bake at low heat darkens the crumb.",
+              tags=["bread", "rye"]),
+        chunk("Ferments/Kimchi.md", "Salt the cabbage, rinse it, and pack it with chili paste.",
+              tags=["ferment/vegetable"]),
+        chunk("Ferments/Kombucha.md", "Kombucha needs a scoby, sweet tea and a warm shelf.", tags=["ferment/drink"]),
+        chunk("Journal/2024-03-01.md", "Baked a rye loaf today; the starter was sluggish in the cold.", tags=["journal"]),
+        chunk("Glossary.md", "Hydration is the weight of water divided by the weight of flour.",
+              aliases=["Baker's percentages"]),
+    ]
 
 
-def build(tmp_path, chunks=VAULT, embedder=None) -> Index:
-    return Index.build(tmp_path / "index", embedder or HashingEmbedder(), chunks)
+VAULT = sample_chunks()
+
+
+def build(tmp_path, chunks=None, embedder=None) -> Index:
+    return Index.build(tmp_path / "index", embedder or HashingEmbedder(), VAULT if chunks is None else chunks)
 
 
 def files_of(directory: Path) -> dict[str, bytes]:
@@ -516,6 +547,9 @@ def test_bm25_scores_drop_with_a_removed_row():
     assert keywords.scores(["einkorn"]) == {}
     assert list(keywords.scores(["spelt"])) == [1]
     assert "einkorn" not in keywords.postings
+    fresh = KeywordIndex()  # and the scores are those of an index that never held the row
+    fresh.add(1, keyword_index.weighted_terms("B", [], ["B"], [], "spelt"))
+    assert keywords.scores(["spelt"]) == fresh.scores(["spelt"])
 
 
 def test_fusion_rewards_agreement():
@@ -610,6 +644,24 @@ def test_a_generic_faq_section_never_crowds_out_the_note_about_the_question(tmp_
             "Backlinks.md", "FAQ.md"], mode
 
 
+def test_a_notes_evidence_is_the_mean_over_its_sections_not_their_sum(tmp_path):
+    """A long note with many sections a little near the question must not outweigh a
+    short one right on it: the note's share is divided by its number of sections."""
+    def toward(share, other):  # a unit vector with cosine `share` to the question's [1, 0, 0, ...]
+        vector = [0.0] * 12
+        vector[0], vector[other] = share, math.sqrt(1 - share * share)
+        return vector
+
+    texts = {"The answer itself.": ("Short.md", toward(0.8, 1))}
+    texts.update({f"Aside number {n}.": ("Long.md", toward(0.5, n)) for n in range(2, 12)})
+    question = "the question?"
+    embedder = TableEmbedder({text: vector for text, (_, vector) in texts.items()} | {question: toward(1.0, 1)})
+    embedder.name = "model-table"  # a real model's weights, with the note's evidence (search.WEIGHTS)
+    index = build(tmp_path, [chunk(path, text, number=number)
+                             for number, (text, (path, _)) in enumerate(texts.items())], embedder)
+    assert [hit.path for hit in search(index, embedder, question, limit=2, mode="semantic")] == ["Short.md", "Long.md"]
+
+
 # region tokenizer
 @pytest.mark.parametrize(
     "words, form",
@@ -690,6 +742,7 @@ def recall_at_10(floats, queries, search) -> float:
 
 
 @pytest.mark.slow
+@ONE_COPY
 def test_sketch_search_finds_what_exact_search_finds(clustered):
     floats, queries = clustered
     chunk_vectors = [vector_search.quantize(v) for v in floats]
