@@ -133,6 +133,24 @@ ROOT = Path(__file__).resolve().parent.parent
 STEPS_DIR = ROOT / "steps"
 
 
+def distinct_copies(name: str, since: int = 2) -> list[int]:
+    """The steps, from step `since` on, whose copy of `name` differs from every earlier one.
+
+    A file a step does not change is a byte-identical copy of the step before's, so
+    testing it again tests nothing new; a step that rewrites it must keep every promise
+    of the copies before. Parametrise a module's tests over these steps:
+
+        @pytest.mark.parametrize("step", distinct_copies("http_transport.py", since=2))
+    """
+    seen, steps = set(), []
+    for folder in sorted(STEPS_DIR.glob("[0-9][0-9]-*")):
+        number, file = int(folder.name[:2]), folder / name
+        if number >= since and file.is_file() and file.read_bytes() not in seen:
+            seen.add(file.read_bytes())
+            steps.append(number)
+    return steps
+
+
 def _file_of(module) -> Path | None:
     file = getattr(module, "__file__", None)
     return Path(file).resolve() if file else None
