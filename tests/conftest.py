@@ -141,6 +141,7 @@ def step_servers():
                     args = ["--vault", str(vault)]
                 url, _log = stack.enter_context(running_server(step.server, *args))
                 clients[number] = McpClient(url)
+                clients[number].step = number  # for a test whose request depends on the step's tools
             return clients[number]
 
         yield start
@@ -149,6 +150,12 @@ def step_servers():
 @pytest.fixture(params=distinct_copies("http_transport.py"), ids=lambda number: f"step{number}")
 def door(request, step_servers):
     """A server of each distinct copy of http_transport.py: a rule of the door is tested in each."""
+    return step_servers(request.param)
+
+
+@pytest.fixture(params=distinct_copies("http_transport.py", since=3), ids=lambda number: f"step{number}")
+def stateless_door(request, step_servers):
+    """The same from step 3, which brought the 2026-07-28 era to the door."""
     return step_servers(request.param)
 
 

@@ -32,6 +32,7 @@ STEPS = [find_step(number) for number in distinct_copies("http_transport.py")]
 STDIO_STEPS = [find_step(number) for number in distinct_copies("stdio_transport.py")]
 # server.py hands the command line's limits to the door: every copy of it (steps 2-10).
 SERVER_STEPS = [find_step(number) for number in distinct_copies("server.py", since=2)]
+LIMITS_STEPS = [find_step(number) for number in distinct_copies("limits.py")]
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 BIG_TEXT = "x" * 3_000_000  # an answer that takes the server a while to write to a slow reader
 
@@ -70,7 +71,8 @@ def vault_args(step, scratch: str) -> list[str]:
     vault.mkdir()
     for text in ("plain", "streamed", "framed", "in a batch", "batched"):
         (vault / f"{text}.md").write_text(f"{text}\n")
-    (vault / "big.md").write_text(" ".join(["x" * 99] * 9000))  # 900 kB, under the 1 MiB cap
+    # 900 kB, under the 1 MiB cap; each quote is sent as \" twice over, so the answer is 5 MB
+    (vault / "big.md").write_text(('"' * 99 + "\n") * 9000)
     return ["--vault", str(vault)]
 
 
@@ -181,6 +183,22 @@ def test_when_every_slot_is_busy_answering_a_client_gets_503_at_once_and_a_free_
         assert served_within(client, 5), "no slot came free after the busy clients left"
 
 
+@pytest.mark.parametrize("step", LIMITS_STEPS, ids=folder)
+def test_a_new_client_takes_the_slot_of_the_connection_that_has_waited_longest(step):
+    """Every slot held by an idle connection: the one idle longest makes way, not the
+    newest (which may be a client about to send its request)."""
+    with server(step, "--max-connections", "2") as (client, port, _log):
+        oldest = socket.create_connection(("127.0.0.1", port))
+        time.sleep(0.3)  # each waits for its request now, the oldest a little longer
+        newest = socket.create_connection(("127.0.0.1", port))
+        time.sleep(0.3)
+        assert client.initialize().status == 200  # served at once, in someone's slot
+        assert sock_closed(oldest), "the oldest idle connection was kept"
+        assert not sock_closed(newest), "the newest idle connection was cut"
+        oldest.close()
+        newest.close()
+
+
 def served_within(client: McpClient, seconds: float) -> bool:
     """A handler may still be working out an answer nobody reads: its slot frees when it ends."""
     deadline = time.monotonic() + seconds
@@ -227,7 +245,7 @@ def sock_closed(sock: socket.socket) -> bool:
         sock.setblocking(True)
 
 
-@pytest.mark.parametrize("step", STEPS, ids=folder)
+@pytest.mark.parametrize("step", SERVER_STEPS, ids=folder)
 def test_a_body_shorter_than_its_content_length_gets_408_not_500(step):
     with server(step, "--request-timeout", "0.5") as (client, port, log_path):
         sock = socket.create_connection(("127.0.0.1", port))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import CLIENT_INFO, MCP_HEADERS, McpClient, distinct_copies
+from helpers import CLIENT_INFO, MCP_HEADERS, McpClient, StdioServer, distinct_copies
 from launch import quiet_environment, wait_for_url
 from manifest import find_step
 
@@ -166,6 +166,28 @@ def test_a_get_stream_ends_when_its_session_makes_way_for_a_new_one(step):
             stream.close()
 
 
+@pytest.mark.parametrize("step", DOOR_STEPS, ids=folder)
+def test_after_its_get_stream_ends_a_connection_carries_requests_again(running, step):
+    """A stream lends its connection slot back while it lasts; once it ends, the
+    connection takes a slot again and stays open for the next request."""
+    client, _vault, _process, _log = running(step)
+    session_id = client.open_session()
+    stream = get_stream(client, session_id)
+    try:
+        assert stream.status() == b"HTTP/1.1 200 OK"
+        assert client.request("DELETE", headers={"Mcp-Session-Id": session_id}).status == 204
+        assert stream.read_to_end().endswith(LAST_CHUNK)
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO}}).encode()
+        head = [f"POST /mcp HTTP/1.1", f"Host: 127.0.0.1:{client.port}", *(f"{k}: {v}" for k, v in MCP_HEADERS.items()),
+                f"Content-Length: {len(body)}"]
+        stream.sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        stream.data = b""
+        assert stream.status() == b"HTTP/1.1 200 OK", "the connection closed with its stream"
+    finally:
+        stream.close()
+
+
 # subscriptions/listen
 
 @pytest.mark.parametrize("step", PROTOCOL_STEPS, ids=folder)
@@ -183,9 +205,18 @@ def test_a_refused_listen_is_answered_with_400_and_no_stream(running, step, noti
 
 
 @pytest.mark.parametrize("step", PROTOCOL_STEPS, ids=folder)
+def test_subscribing_to_a_note_that_does_not_exist_is_resource_not_found(running, step):
+    client, _vault, _process, _log = running(step)
+    session_id = client.open_session()
+    uri = "vault:///No such note.md"
+    reply = client.send(session_id, {"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": uri}})
+    assert reply.json()["error"]["code"] == -32002 and reply.json()["error"]["data"] == {"uri": uri}
+
+
+@pytest.mark.parametrize("step", PROTOCOL_STEPS, ids=folder)
 def test_list_changed_goes_only_to_the_listeners_that_asked_for_it(running, step):
     client, vault, _process, _log = running(step)
-    notes_only = listen(client, "notes-only", resourceSubscriptions=["vault:///Home.md"])
+    notes_only = listen(client, "notes-only", resourcesListChanged=False, resourceSubscriptions=["vault:///Home.md"])
     everything = listen(client, "everything", resourcesListChanged=True)
     try:
         for stream in (notes_only, everything):
@@ -255,3 +286,53 @@ def test_a_stdio_client_that_closed_our_stdout_does_not_fail_the_watcher(step, t
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+# stdio: the process is the one session, and its lines the one stream
+
+STDIO_STEPS = [find_step(number) for number in distinct_copies("stdio_transport.py", since=9)]
+
+
+@contextmanager
+def stdio_server(step, tmp_path):
+    """The step's server over stdio on a vault of one note; yields (server, vault)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Home.md").write_text("Home.\n")
+    server = StdioServer(step.server, "--vault", str(vault), env=quiet_environment(str(tmp_path)))
+    try:
+        yield server, vault
+    finally:
+        server.stop()
+
+
+def wait_for_the_watcher(server: StdioServer) -> None:
+    """The watcher starts once the index is open; a request answered after server/discover
+    is answered by a server that is up. Then a moment for the watcher's first snapshot."""
+    server.ask({"jsonrpc": "2.0", "id": "up", "method": "server/discover", "params": {"_meta": STATELESS_META}})
+    time.sleep(0.5)
+
+
+@pytest.mark.parametrize("step", STDIO_STEPS, ids=folder)
+def test_stdio_says_nothing_unasked_before_the_handshake_is_done(step, tmp_path):
+    with stdio_server(step, tmp_path) as (server, vault):
+        wait_for_the_watcher(server)
+        (vault / "Before the handshake.md").write_text("New.\n")
+        time.sleep(1)  # the watcher has seen it: a server that told anyone has told us by now
+        first = server.ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO}})
+        assert first["id"] == 1, f"{first} came before the answer to initialize"
+
+
+@pytest.mark.parametrize("step", STDIO_STEPS, ids=folder)
+def test_stdio_a_cancelled_listen_hears_no_more(step, tmp_path):
+    with stdio_server(step, tmp_path) as (server, vault):
+        wait_for_the_watcher(server)
+        server.send({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+                     "params": {"_meta": STATELESS_META, "notifications": {"resourcesListChanged": True}}})
+        assert server.read()["method"] == "notifications/subscriptions/acknowledged"
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "L"}})
+        (vault / "After the cancel.md").write_text("New.\n")
+        time.sleep(1)  # the watcher has seen it
+        server.send({"jsonrpc": "2.0", "id": "last", "method": "server/discover", "params": {"_meta": STATELESS_META}})
+        assert server.read()["id"] == "last", "a cancelled subscription was still told of a change"
