@@ -124,10 +124,12 @@ def server(request):
     return request.getfixturevalue(f"step{request.param}")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def step_servers():
-    """start(number): that step's server over HTTP, started when a test of the file first
-    asks for it, on a vault of one note when it reads one; all stop after the file."""
+    """start(number): that step's server over HTTP, started when a test first asks for
+    it, on a vault of one note when it reads one, and shared by every file that asks;
+    all stop at the end of the run. A test using them must leave nothing behind that
+    another could see (a session it opened is its own)."""
     with ExitStack() as stack:
         clients = {}
 

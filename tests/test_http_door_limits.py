@@ -30,8 +30,10 @@ from manifest import find_step
 
 STEPS = [find_step(number) for number in distinct_copies("http_transport.py")]
 STDIO_STEPS = [find_step(number) for number in distinct_copies("stdio_transport.py")]
-# server.py hands the command line's limits to the door: every copy of it (steps 2-10).
-SERVER_STEPS = [find_step(number) for number in distinct_copies("server.py", since=2)]
+# server.py hands the command line's limits to the door: the copies of steps whose door
+# the tests above do not start already.
+WIRING_STEPS = [find_step(number) for number in distinct_copies("server.py", since=2)
+                if number not in distinct_copies("http_transport.py")]
 LIMITS_STEPS = [find_step(number) for number in distinct_copies("limits.py")]
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 BIG_TEXT = "x" * 3_000_000  # an answer that takes the server a while to write to a slow reader
@@ -245,7 +247,7 @@ def sock_closed(sock: socket.socket) -> bool:
         sock.setblocking(True)
 
 
-@pytest.mark.parametrize("step", SERVER_STEPS, ids=folder)
+@pytest.mark.parametrize("step", STEPS, ids=folder)
 def test_a_body_shorter_than_its_content_length_gets_408_not_500(step):
     with server(step, "--request-timeout", "0.5") as (client, port, log_path):
         sock = socket.create_connection(("127.0.0.1", port))
@@ -326,7 +328,7 @@ def test_a_client_that_stops_reading_gets_one_response_never_a_second_status_lin
         assert "Traceback" not in log_path.read_text()
 
 
-@pytest.mark.parametrize("step", SERVER_STEPS, ids=folder)
+@pytest.mark.parametrize("step", STEPS, ids=folder)
 def test_idle_sessions_expire_and_their_clients_get_404(step):
     with server(step, "--session-timeout", "0.5") as (client, port, _log):
         session_id = open_session(client)
@@ -337,7 +339,7 @@ def test_idle_sessions_expire_and_their_clients_get_404(step):
         assert "expired" in expired.json()["error"]["message"]
 
 
-@pytest.mark.parametrize("step", SERVER_STEPS, ids=folder)
+@pytest.mark.parametrize("step", STEPS, ids=folder)
 def test_a_full_session_table_drops_the_least_recently_used_session(step):
     with server(step, "--max-sessions", "3") as (client, port, _log):
         first, second, third = (open_session(client) for _ in range(3))
@@ -346,6 +348,21 @@ def test_a_full_session_table_drops_the_least_recently_used_session(step):
         assert client.send(second, rpc("ping")).status == 404
         for session_id in (first, third, fourth):
             assert client.send(session_id, rpc("ping")).status == 200
+
+
+@pytest.mark.parametrize("step", WIRING_STEPS, ids=folder)
+def test_the_limits_on_the_command_line_reach_the_door(step):
+    """The three tests above, in one server, for each server.py whose door is one of theirs."""
+    flags = ("--request-timeout", "0.5", "--max-sessions", "2", "--session-timeout", "1.5")
+    with server(step, *flags) as (client, port, _log):
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(raw_request(port, b'{"jsonrpc"', {"Content-Length": "100"}))
+        assert read_all(sock).startswith(b"HTTP/1.1 408"), "--request-timeout did not reach the door"
+        first, second, third = (open_session(client) for _ in range(3))
+        assert client.send(first, rpc("ping")).status == 404, "--max-sessions did not reach the door"
+        assert client.send(third, rpc("ping")).status == 200
+        time.sleep(1.8)
+        assert client.send(third, rpc("ping")).status == 404, "--session-timeout did not reach the door"
 
 
 # Malformed HTTP
