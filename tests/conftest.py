@@ -11,6 +11,8 @@ Every test must pass whatever ran before it, so:
 """
 import random
 import sys
+import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "steps"))  # manifest, launch, replay, check
 
-from helpers import Client, McpClient, StdioServer  # noqa: E402
+from helpers import Client, McpClient, StdioServer, distinct_copies  # noqa: E402
 from launch import running_server  # noqa: E402
 from manifest import find_step  # noqa: E402
 
@@ -120,6 +122,49 @@ def step3():
 def server(request):
     """Step 2 or step 3 over HTTP: a rule that lives in both is tested in both."""
     return request.getfixturevalue(f"step{request.param}")
+
+
+@pytest.fixture(scope="session")
+def step_servers():
+    """start(number): that step's server over HTTP, started when a test first asks for
+    it, on a vault of one note when it reads one, and shared by every file that asks;
+    all stop at the end of the run. A test using them must leave nothing behind that
+    another could see (a session it opened is its own)."""
+    with ExitStack() as stack:
+        clients = {}
+
+        def start(number: int) -> McpClient:
+            if number not in clients:
+                step, args = find_step(number), []
+                if step.vault:
+                    vault = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "vault"
+                    vault.mkdir()
+                    (vault / "Home.md").write_text("Home.\n")
+                    args = ["--vault", str(vault)]
+                url, _log = stack.enter_context(running_server(step.server, *args))
+                clients[number] = McpClient(url)
+                clients[number].step = number  # for a test whose request depends on the step's tools
+            return clients[number]
+
+        yield start
+
+
+@pytest.fixture(params=distinct_copies("http_transport.py"), ids=lambda number: f"step{number}")
+def door(request, step_servers):
+    """A server of each distinct copy of http_transport.py: a rule of the door is tested in each."""
+    return step_servers(request.param)
+
+
+@pytest.fixture(params=distinct_copies("http_transport.py", since=3), ids=lambda number: f"step{number}")
+def stateless_door(request, step_servers):
+    """The same from step 3, which brought the 2026-07-28 era to the door."""
+    return step_servers(request.param)
+
+
+@pytest.fixture(params=distinct_copies("protocol.py"), ids=lambda number: f"step{number}")
+def core(request, step_servers):
+    """A server of each distinct copy of protocol.py: a rule of the protocol core is tested in each."""
+    return step_servers(request.param)
 
 
 @pytest.fixture

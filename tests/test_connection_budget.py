@@ -19,13 +19,15 @@ from contextlib import contextmanager
 
 import pytest
 
-from helpers import CLIENT_INFO, MCP_HEADERS, McpClient, rpc
+from helpers import CLIENT_INFO, MCP_HEADERS, McpClient, distinct_copies, rpc
 from launch import running_server
 from manifest import find_step
 
 # The distinct copies of http_transport.py: every later step's is one of these.
 DOOR_STEPS = [find_step(2), find_step(3), find_step(7), find_step(9)]
 STREAM_STEPS = [find_step(9)]  # step 10's copy is the same file
+# server.py hands --max-streams to the limits: each copy of it that runs streams.
+STREAM_SERVER_STEPS = [find_step(number) for number in distinct_copies("server.py", since=9)]
 ATTACK_SECONDS = 4.0
 STATELESS_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
@@ -243,7 +245,7 @@ def test_streams_beyond_the_connection_slots_do_not_keep_out_a_normal_client(ste
         assert "Traceback" not in log_path.read_text()
 
 
-@pytest.mark.parametrize("step", STREAM_STEPS, ids=lambda s: s.folder)
+@pytest.mark.parametrize("step", STREAM_SERVER_STEPS, ids=lambda s: s.folder)
 def test_a_stream_beyond_the_budget_gets_503_and_a_closed_one_frees_its_place(step, tmp_path):
     with server(step, tmp_path, "--max-streams", "2") as (client, _log):
         session_id = client.initialize().headers["Mcp-Session-Id"]

@@ -1,5 +1,5 @@
-"""The handshake in order, steps 2 and 3: initialize, then notifications/initialized,
-then work. Nothing else opens the tools, over HTTP or over stdio."""
+"""The handshake in order, in every copy of protocol.py over HTTP (stdio: step 3):
+initialize, then notifications/initialized, then work. Nothing else opens the tools."""
 import pytest
 
 from helpers import CLIENT_INFO, rpc
@@ -20,34 +20,34 @@ def initialize(version="2025-11-25", id=1):
 # Over HTTP
 
 @pytest.mark.parametrize("notification", OTHER_NOTIFICATIONS, ids=lambda n: n["method"])
-def test_only_notifications_initialized_opens_the_tools(server, notification):
-    session_id = server.initialize().headers["Mcp-Session-Id"]
-    assert server.send(session_id, notification).status == 202
-    assert server.send(session_id, rpc("tools/list", id=2)).json()["error"]["code"] == -32600
-    assert server.send(session_id, INITIALIZED).status == 202
-    assert "result" in server.send(session_id, rpc("tools/list", id=3)).json()
+def test_only_notifications_initialized_opens_the_tools(core, notification):
+    session_id = core.initialize().headers["Mcp-Session-Id"]
+    assert core.send(session_id, notification).status == 202
+    assert core.send(session_id, rpc("tools/list", id=2)).json()["error"]["code"] == -32600
+    assert core.send(session_id, INITIALIZED).status == 202
+    assert "result" in core.send(session_id, rpc("tools/list", id=3)).json()
 
 
-def test_initialize_sent_as_a_notification_opens_no_session(server):
+def test_initialize_sent_as_a_notification_opens_no_session(core):
     notification = {"jsonrpc": "2.0", "method": "initialize",
                     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT_INFO}}
-    reply = server.post(notification)
+    reply = core.post(notification)
     assert reply.status == 400
     assert "Mcp-Session-Id" in reply.json()["error"]["message"]
     assert "Mcp-Session-Id" not in reply.headers
 
 
-def test_a_failed_initialize_opens_no_session_that_initialized_could_open(server):
-    reply = server.post(rpc("initialize", protocolVersion="2025-11-25"))  # no capabilities, no clientInfo
+def test_a_failed_initialize_opens_no_session_that_initialized_could_open(core):
+    reply = core.post(rpc("initialize", protocolVersion="2025-11-25"))  # no capabilities, no clientInfo
     assert reply.json()["error"]["code"] == -32602
     assert "Mcp-Session-Id" not in reply.headers
 
 
 @pytest.mark.parametrize("version", ["2026-07-28", "2027-01-01"])
-def test_initialize_never_agrees_to_a_version_without_a_handshake(server, version):
-    # 2026-07-28 has no initialize at all: a server that agreed to it in a handshake
+def test_initialize_never_agrees_to_a_version_without_a_handshake(core, version):
+    # 2026-07-28 has no initialize at all: a core that agreed to it in a handshake
     # would promise a session under rules that have none.
-    reply = server.post(initialize(version))
+    reply = core.post(initialize(version))
     assert reply.json()["result"]["protocolVersion"] == "2025-11-25"
     assert reply.headers["Mcp-Session-Id"]
 

@@ -1,5 +1,5 @@
-"""MCP-Protocol-Version on a session's messages (steps 2 and 3), and the -32022 error
-of step 3, whose data tells the client which versions would work."""
+"""MCP-Protocol-Version on a session's messages (every copy of http_transport.py), and the
+-32022 error from step 3 on, whose data tells the client which versions would work."""
 import pytest
 
 from helpers import CLIENT_INFO, rpc
@@ -24,47 +24,58 @@ def supported_versions(client) -> list[str]:
     return versions
 
 
-def test_a_bad_version_header_on_a_notification_is_400(server):
-    session_id = server.initialize().headers["Mcp-Session-Id"]
-    reply = server.send(session_id, INITIALIZED, {"MCP-Protocol-Version": "1999-01-01"})
+def test_a_bad_version_header_on_a_notification_is_400(door):
+    session_id = door.initialize().headers["Mcp-Session-Id"]
+    reply = door.send(session_id, INITIALIZED, {"MCP-Protocol-Version": "1999-01-01"})
     assert reply.status == 400
     # Refused, so it did not complete the handshake either.
-    assert server.send(session_id, rpc("tools/list")).json()["error"]["code"] == -32600
+    assert door.send(session_id, rpc("tools/list")).json()["error"]["code"] == -32600
 
 
-def test_a_bad_version_header_on_a_session_request_is_400(server):
-    session_id = server.open_session()
-    reply = server.send(session_id, rpc("tools/list", id=17), {"MCP-Protocol-Version": "1999-01-01"})
+def test_a_bad_version_header_on_a_session_request_is_400(door):
+    session_id = door.open_session()
+    reply = door.send(session_id, rpc("tools/list", id=17), {"MCP-Protocol-Version": "1999-01-01"})
     assert reply.status == 400
     assert reply.json()["id"] == 17
 
 
-def test_step3_a_bad_version_header_on_a_session_request_is_32022_with_its_data(step3):
-    session_id = step3.open_session()
-    reply = step3.send(session_id, rpc("tools/list", id=17), {"MCP-Protocol-Version": "1999-01-01"})
+def test_from_step3_a_bad_version_header_on_a_session_request_is_32022_with_its_data(stateless_door):
+    session_id = stateless_door.open_session()
+    reply = stateless_door.send(session_id, rpc("tools/list", id=17), {"MCP-Protocol-Version": "1999-01-01"})
     assert reply.status == 400
     assert reply.json()["error"]["code"] == -32022
-    assert reply.json()["error"]["data"] == {"supported": supported_versions(step3), "requested": "1999-01-01"}
+    assert reply.json()["error"]["data"] == {"supported": supported_versions(stateless_door), "requested": "1999-01-01"}
 
 
-def test_step3_a_bad_version_header_on_a_notification_is_32022(step3):
-    session_id = step3.initialize().headers["Mcp-Session-Id"]
-    reply = step3.send(session_id, INITIALIZED, {"MCP-Protocol-Version": "1999-01-01"})
+def test_from_step3_a_bad_version_header_on_a_notification_is_32022(stateless_door):
+    session_id = stateless_door.initialize().headers["Mcp-Session-Id"]
+    reply = stateless_door.send(session_id, INITIALIZED, {"MCP-Protocol-Version": "1999-01-01"})
     assert (reply.status, reply.json()["error"]["code"]) == (400, -32022)
-    assert reply.json()["error"]["data"] == {"supported": supported_versions(step3), "requested": "1999-01-01"}
+    assert reply.json()["error"]["data"] == {"supported": supported_versions(stateless_door), "requested": "1999-01-01"}
 
 
-def test_step3_a_handshake_version_in_meta_is_32022_with_its_data(step3):
+def test_from_step3_a_handshake_version_in_meta_is_32022_with_its_data(stateless_door):
     # The header agrees with _meta, so the request reaches the core, which refuses
     # the version: a handshake-era version needs initialize.
     message = rpc("tools/list", id=5, _meta=stateless_meta("2025-11-25"))
     headers = {"MCP-Protocol-Version": "2025-11-25", "Mcp-Method": "tools/list"}
-    reply = step3.post(message, headers)
+    reply = stateless_door.post(message, headers)
     assert reply.status == 400
     error = reply.json()["error"]
     assert error["code"] == -32022
-    assert error["data"] == {"supported": supported_versions(step3), "requested": "2025-11-25"}
+    assert error["data"] == {"supported": supported_versions(stateless_door), "requested": "2025-11-25"}
     assert "send initialize" in error["message"]
+
+
+def test_from_step3_an_unsupported_version_header_is_32022_before_the_body_is_compared(stateless_door):
+    """The header names the version the client speaks: a server that does not speak it
+    says so (with the versions it does), rather than that the header and _meta differ."""
+    message = rpc("tools/list", id=6, _meta=stateless_meta("2026-07-28"))
+    reply = stateless_door.post(message, {"MCP-Protocol-Version": "2099-01-01", "Mcp-Method": "tools/list"})
+    assert reply.status == 400
+    error = reply.json()["error"]
+    assert error["code"] == -32022
+    assert error["data"] == {"supported": supported_versions(stateless_door), "requested": "2099-01-01"}
 
 
 @pytest.mark.parametrize("version", ["2025-11-25", "1999-01-01"])

@@ -372,21 +372,37 @@ def test_a_content_length_that_is_not_plain_digits_is_400(step2, length):
     assert status == 400
 
 
+# Host and Origin are checked in every copy of http_transport.py (the door fixture).
+
 @pytest.mark.parametrize("host", ["[", "[::1", "evil.example@127.0.0.1", "127.0.0.1:99999999", ""])
-def test_a_malformed_host_is_403(step2, host):
+def test_a_malformed_host_is_403(door, host):
     headers = [("Host", host), *MCP_HEADERS.items(), ("Content-Length", "2")]
-    assert raw_post(step2, headers, b"{}")[0] == 403
+    assert raw_post(door, headers, b"{}")[0] == 403
+
+
+def test_a_request_without_host_is_403(door):
+    """HTTP/1.1 requires Host; without it, nothing says which site the client meant to call."""
+    headers = [*MCP_HEADERS.items(), ("Content-Length", "2")]
+    assert raw_post(door, headers, b"{}")[0] == 403
 
 
 @pytest.mark.parametrize("origin", ["http://[", "localhost:3000", "file://", "http://localhost:3000/x"])
-def test_a_malformed_origin_is_403(step2, origin):
-    headers = [*good_headers(step2, b"{}"), ("Origin", origin)]
-    assert raw_post(step2, headers, b"{}")[0] == 403
+def test_a_malformed_origin_is_403(door, origin):
+    headers = [*good_headers(door, b"{}"), ("Origin", origin)]
+    assert raw_post(door, headers, b"{}")[0] == 403
 
 
-def test_two_host_headers_are_refused(step2):
-    headers = [*good_headers(step2, b"{}"), ("Host", "evil.example")]
-    assert raw_post(step2, headers, b"{}")[0] == 403
+def test_two_host_headers_are_refused(door):
+    headers = [*good_headers(door, b"{}"), ("Host", "evil.example")]
+    assert raw_post(door, headers, b"{}")[0] == 403
+
+
+def test_a_405_names_every_method_the_door_takes(door):
+    """Allow lists what this endpoint answers: GET from step 9, which opens its stream."""
+    refused = door.request("PUT")
+    assert refused.status == 405
+    get_refused = door.request("GET", headers={"Accept": "text/event-stream"}).status == 405
+    assert set(refused.headers["Allow"].split(", ")) == {"POST", "DELETE"} | (set() if get_refused else {"GET"})
 
 
 def test_a_tool_name_that_is_not_a_string_is_invalid_params(step2):

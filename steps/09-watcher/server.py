@@ -113,6 +113,10 @@ def serve_http(args, core: Server):
     try:
         http_server.serve_forever()
     finally:
+        # Streams run in daemon threads, which die with the process: each is told to
+        # end, and given a moment to send its last chunk, so its client sees an end, not a cut.
+        core.hub.close()
+        http_server.streams.wait_until_ended(seconds=5.0)
         http_server.server_close()  # the port is free again at once
 
 

@@ -108,7 +108,7 @@ class Streams:
     def __init__(self, hub: Hub, limit: int):
         self.hub, self._limit, self._open = hub, limit, 0
         self._outboxes: dict[str, queue.Queue] = {}  # session id -> the outbox of its GET stream
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()  # a Condition: wait_until_ended sleeps on it
 
     def take(self) -> bool:
         """A place in the budget for one more stream; False if every place is taken."""
@@ -121,6 +121,13 @@ class Streams:
     def give_back(self) -> None:
         with self._lock:
             self._open -= 1
+            self._lock.notify_all()
+
+    def wait_until_ended(self, seconds: float) -> bool:
+        """Until every stream has given its place back (the server stops); False if
+        some are still open after seconds."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self._open == 0, seconds)
 
     def follow_session(self, session_id: str, uris: set[str], stream, still_wanted) -> bool:
         """A session's GET stream, until it ends; False, with nothing sent, if the
