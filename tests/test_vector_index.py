@@ -149,15 +149,33 @@ def test_stored_vectors_keep_numbers_and_cosines_to_within_a_step():
 
 
 def crash_while_writing(monkeypatch, after_bytes=100):
-    """From now on, json.dump stops after `after_bytes` characters as if the process were killed."""
+    """From now on, writing a file of the index stops after `after_bytes` characters
+    as if the process were killed."""
+    real_open = open
 
-    def partial_dump(data, file, **options):
-        text = json.dumps(data, **options)
-        file.write(text[:after_bytes])
-        if len(text) > after_bytes:
-            raise SystemExit("killed mid-write")
+    class CutShort:
+        def __init__(self, file):
+            self.file = file
 
-    monkeypatch.setattr(index_module.json, "dump", partial_dump)
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def write(self, text):
+            self.file.write(text[:after_bytes])
+            if len(text) > after_bytes:
+                raise SystemExit("killed mid-write")
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+    def cut_short_open(file, mode="r", *args, **options):
+        opened = real_open(file, mode, *args, **options)
+        return CutShort(opened) if "w" in mode else opened
+
+    monkeypatch.setattr(index_module, "open", cut_short_open, raising=False)
 
 
 def test_a_crash_while_updating_a_note_leaves_the_old_version(tmp_path, monkeypatch):

@@ -30,7 +30,8 @@ each other. Words of other languages pass through lower-cased.
 """
 import math
 import re
-from collections import Counter, defaultdict
+from array import array
+from collections import Counter
 from functools import lru_cache
 
 WORD = re.compile(r"[^\W_]+")  # letters and digits; the underscore is not part of a word
@@ -127,15 +128,21 @@ class KeywordIndex:
     b = 0.75
 
     def __init__(self):
-        # term -> {row: weighted count}; a new term gets its {} without a throwaway one per call
-        self.postings: dict[str, dict[int, int]] = defaultdict(dict)
+        # term -> (rows, counts): two arrays of 4-byte numbers, the rows that have the term
+        # and its weighted count in each, in the order they were added. A dict {row: count}
+        # per term would take about 100 bytes an entry, and a vault has millions of entries.
+        self.postings: dict[str, tuple[array, array]] = {}
         self.lengths: dict[int, int] = {}  # row -> weighted number of terms
         self.total_length = 0
 
     def add(self, row: int, terms: Counter) -> None:
         postings = self.postings  # a local name is found faster, and this loop runs millions of times
         for term, count in terms.items():
-            postings[term][row] = count
+            entry = postings.get(term)
+            if entry is None:
+                postings[term] = entry = (array("I"), array("I"))
+            entry[0].append(row)
+            entry[1].append(count)
         length = sum(terms.values())
         self.lengths[row] = length
         self.total_length += length
@@ -143,15 +150,16 @@ class KeywordIndex:
     def remove(self, row: int, terms: Counter) -> None:
         """Forget a row; `terms` are the ones it was added with."""
         for term in terms:
-            rows = self.postings[term]
-            del rows[row]
+            rows, counts = self.postings[term]
+            at = rows.index(row)  # a scan, done in C: removing is rare, searching is not
+            del rows[at], counts[at]
             if not rows:
                 del self.postings[term]
         self.total_length -= self.lengths.pop(row)
 
     def idf(self, term: str) -> float:
         chunks = len(self.lengths)
-        having = len(self.postings.get(term, ()))
+        having = len(self.postings[term][0]) if term in self.postings else 0
         return math.log(1 + (chunks - having + 0.5) / (having + 0.5))
 
     def scores(self, terms, rows=None) -> dict[int, float]:
@@ -162,7 +170,7 @@ class KeywordIndex:
         scores: dict[int, float] = {}
         for term in set(terms):
             idf = self.idf(term)
-            for row, count in self.postings.get(term, {}).items():
+            for row, count in zip(*self.postings.get(term, ((), ()))):
                 if rows is not None and row not in rows:
                     continue
                 norm = self.k1 * (1 - self.b + self.b * self.lengths[row] / average_length)

@@ -18,6 +18,7 @@ from pathlib import Path
 from index import Chunk, Index, IndexUnusable, ProgressLine
 from links import LinkGraph
 from notes import parse_note
+from parallel_build import embedded_notes
 from reconcile import reconcile, refresh_note, stamp_of, stamp_to_store
 from resources import title_of
 from search import Hit, search
@@ -98,12 +99,11 @@ class VaultIndex:
             raise NotReady(f"The index is already being rebuilt ({self.done} of {self.total} notes done)")
         try:
             self.dimension()
-            stamps, chunks = {}, []
+            stamps = {}
             for path in self.vault.list_notes():
                 stamp = stamp_of(self.vault, path)  # before the read, as reconcile takes it
                 if stamp is not None:
                     stamps[path] = stamp_to_store(stamp)
-                    chunks += self.note_chunks(path)
             shown = ProgressLine()
 
             def report(done: int, total: int) -> None:
@@ -113,7 +113,9 @@ class VaultIndex:
                     progress(done, total)
 
             # The stamps let the next start's reconcile trust these notes without reading them.
-            self.index = Index.build(self.directory, self.embedder, chunks, report, meta=stamps)
+            # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
+            embedded = embedded_notes(list(stamps), self.note_chunks, self.embedder)
+            self.index = Index.write_new(self.directory, self.embedder, embedded, len(stamps), report, meta=stamps)
             return self.index
         finally:
             self.build_lock.release()

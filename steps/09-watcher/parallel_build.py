@@ -1,0 +1,79 @@
+"""A first build on more than one core: notes read, cut into chunks and embedded in worker processes.
+
+A build's time goes to pure Python: reading each note, parsing it (notes.py),
+embedding its chunks (the offline embedders are Python too) and quantizing the
+vectors. Threads would take turns on one core, since only one at a time runs
+Python code, so the build hands the notes to worker processes instead, a few
+notes to a task, and takes back each note's chunks and stored vectors in the
+order of the notes. The workers only compute: this process alone writes the
+index (Index.write_new), so a crash anywhere leaves the old index whole, as it
+does without workers.
+
+The workers are forked: each starts as a copy of this process, with the embedder
+and the note reader already in memory, so nothing has to be sent to them but
+paths. Where the system cannot fork (Windows), on one core, and for a vault too
+small to repay starting processes, the same work is done here, note after note.
+With Ollama, each worker sends its own requests, so the model always has a batch
+to work on while this process writes what came back.
+"""
+import multiprocessing
+import os
+import sys
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+
+from index import embed_batches
+
+MAX_WORKERS = 4
+NOTES_PER_TASK = 6  # about 30 chunks: one nearly full batch of EMBED_BATCH, one request to Ollama
+PARALLEL_FROM = 100  # notes; for fewer, starting the workers takes longer than it saves
+
+_worker_job = None  # in a worker process: (read_chunks, embedder), set by start_worker
+
+
+def worker_count(notes: int) -> int:
+    """How many worker processes a build of `notes` notes uses; 0 for none."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if notes < PARALLEL_FROM or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    return min(MAX_WORKERS, cores)
+
+
+# region embedded-notes
+def embedded_notes(paths: list[str], read_chunks, embedder):
+    """(path, chunks, stored vectors) for every note of `paths`, in their order.
+    read_chunks(path) gives a note's chunks; the embedder embeds their texts."""
+    tasks = [paths[start : start + NOTES_PER_TASK] for start in range(0, len(paths), NOTES_PER_TASK)]
+    workers = worker_count(len(paths))
+    if not workers:
+        for task in tasks:
+            yield from embed_notes(task, read_chunks, embedder)
+        return
+    context = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(workers, context, initializer=start_worker, initargs=(read_chunks, embedder))
+    try:
+        with warnings.catch_warnings():  # Python 3.12+ warns that forking a process with threads may deadlock:
+            warnings.simplefilter("ignore", DeprecationWarning)  # a worker takes no lock another thread holds
+            done_tasks = pool.map(work_on, tasks)  # every task is handed out now; answers come back in order
+        for done in done_tasks:
+            yield from done
+    finally:  # after the last note, or an error: a worker that died, a note the embedder refused
+        pool.shutdown(cancel_futures=True)
+# endregion embedded-notes
+
+
+def embed_notes(paths: list[str], read_chunks, embedder) -> list[tuple]:
+    """(path, chunks, stored vectors) for each of a few notes, their chunks embedded in one call."""
+    return list(embed_batches([[(path, read_chunks(path)) for path in paths]], embedder))
+
+
+def start_worker(read_chunks, embedder) -> None:
+    """Runs first in each worker. Its copy of the server's stdout is never written: a
+    worker says nothing on the protocol's channel, not even a flush at exit."""
+    global _worker_job
+    _worker_job = read_chunks, embedder
+    sys.stdout = open(os.devnull, "w")
+
+
+def work_on(paths: list[str]) -> list[tuple]:
+    return embed_notes(paths, *_worker_job)
