@@ -18,7 +18,10 @@ to work on while this process writes what came back.
 """
 import multiprocessing
 import os
+import signal
 import sys
+import threading
+import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 
@@ -69,10 +72,24 @@ def embed_notes(paths: list[str], read_chunks, embedder) -> list[tuple]:
 
 def start_worker(read_chunks, embedder) -> None:
     """Runs first in each worker. Its copy of the server's stdout is never written: a
-    worker says nothing on the protocol's channel, not even a flush at exit."""
+    worker says nothing on the protocol's channel, not even a flush at exit. The
+    server's signal handlers are undone: the pool stops its workers with SIGTERM,
+    and Ctrl-C is the server's to handle, which then stops them."""
     global _worker_job
     _worker_job = read_chunks, embedder
     sys.stdout = open(os.devnull, "w")
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=exit_with, args=(os.getppid(),), daemon=True).start()
+
+
+def exit_with(parent: int) -> None:
+    """Ends the worker once `parent` is gone. A server that is killed cannot stop its
+    workers, and each would wait for its next task forever. The loop lasts as long
+    as the worker does: the pool stops the worker, and this thread with it."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def work_on(paths: list[str]) -> list[tuple]:
