@@ -143,6 +143,9 @@ class KillingOllama(StandInOllama):
         if path == "/api/embed" and str((body or {}).get("input", [""])[0]).startswith("search_document"):
             self.answered += 1
             if self.kill_at is not None and self.answered == self.kill_at:
+                deadline = time.monotonic() + TIMEOUT
+                while self.server_pid is None and time.monotonic() < deadline:  # the test sets it once started
+                    time.sleep(0.01)
                 self.killed = self.victims()
                 for pid in self.killed:
                     os.kill(pid, signal.SIGKILL)
@@ -174,7 +177,7 @@ def test_a_worker_that_dies_fails_the_build_and_the_old_index_stays(step, tmp_pa
     with KillingAWorker() as ollama:
         flags, env = reindex_under(ollama, step, tmp_path, vault)
         before = note_files(tmp_path / "index")
-        ollama.answered, ollama.kill_at = 0, 3
+        ollama.answered, ollama.kill_at, ollama.server_pid = 0, 3, None
         with serving(step, tmp_path, vault, *flags, "--reindex", env=env) as server:
             ollama.server_pid = server.process.pid
             server.wait_for_log("index: could not be built")
@@ -192,7 +195,7 @@ def test_a_server_killed_mid_build_leaves_an_index_that_loads_and_no_worker_behi
     with KillingTheServer() as ollama:
         flags, env = reindex_under(ollama, step, tmp_path, vault)
         before = note_files(tmp_path / "index")
-        ollama.answered, ollama.kill_at = 0, 3
+        ollama.answered, ollama.kill_at, ollama.server_pid = 0, 3, None
         log_path = tmp_path / "killed.log"
         command = [sys.executable, str(step.server), "--port", "0", "--vault", str(vault),
                    "--index-dir", str(tmp_path / "index"), *flags, "--reindex"]
