@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from generated_vault import make_vault
-from helpers import McpClient, rpc, step_modules
+from helpers import McpClient, StdioServer, rpc, step_modules
 from launch import quiet_environment, wait_for_url
 from manifest import find_step
 
@@ -129,6 +129,24 @@ def test_the_workers_write_the_index_one_process_writes(step, tmp_path, vault):
     assert len(by_workers) == len(in_one_process) > NOTES // 2
     assert {name: data for name, data in by_workers.items() if name != "folders"} == \
            {name: data for name, data in in_one_process.items() if name != "folders"}
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda step: step.folder)
+def test_a_server_on_stdio_builds_with_its_workers_while_it_reads_its_input(step, tmp_path, vault):
+    """The stdio transport's thread waits for a line, holding stdin's lock, as the workers start."""
+    server = StdioServer(step.server, "--vault", str(vault), "--index-dir", str(tmp_path / "index"),
+                         env=quiet_environment(str(tmp_path / "unused")))
+    try:
+        server.handshake()  # and then nothing: the transport waits for the next line while the build starts
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline and not (tmp_path / "index" / "index.json").exists():
+            time.sleep(0.1)
+        assert (tmp_path / "index" / "index.json").exists(), "the build never finished"
+        result = server.ask(rpc("tools/call", id=2, name="search_vault", arguments={"query": "river"}))["result"]
+        assert not result["isError"], result
+    finally:
+        server.stop()
+    assert len(note_files(tmp_path / "index")) > NOTES // 2
 
 
 class KillingOllama(StandInOllama):

@@ -16,6 +16,8 @@ small to repay starting processes, the same work is done here, note after note.
 With Ollama, each worker sends its own requests, so the model always has a batch
 to work on while this process writes what came back.
 """
+import contextlib
+import logging
 import multiprocessing
 import os
 import signal
@@ -55,14 +57,31 @@ def embedded_notes(paths: list[str], read_chunks, embedder):
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(workers, context, initializer=start_worker, initargs=(read_chunks, embedder))
     try:
-        with warnings.catch_warnings():  # Python 3.12+ warns that forking a process with threads may deadlock:
-            warnings.simplefilter("ignore", DeprecationWarning)  # a worker takes no lock another thread holds
-            done_tasks = pool.map(work_on, tasks)  # every task is handed out now; answers come back in order
+        with forking_safely():
+            done_tasks = pool.map(work_on, tasks)  # the workers start, every task is handed out; answers come in order
         for done in done_tasks:
             yield from done
     finally:  # after the last note, or an error: a worker that died, a note the embedder refused
         pool.shutdown(cancel_futures=True)
 # endregion embedded-notes
+
+
+@contextlib.contextmanager
+def forking_safely():
+    """A forked worker holds a copy of every lock, as it was at that moment: one that
+    another thread held stays held in the worker forever. multiprocessing closes
+    sys.stdin in each new worker, which waits for the lock of stdin's buffer, held
+    by the stdio transport's thread as it waits for a line; so sys.stdin is set aside
+    while the workers start (the transport keeps its own reference). The workers
+    then take no other lock from this process (see start_worker), so Python 3.12's
+    warning that forking with threads may deadlock is silenced."""
+    stdin, sys.stdin = sys.stdin, None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            yield
+    finally:
+        sys.stdin = stdin
 
 
 def embed_notes(paths: list[str], read_chunks, embedder) -> list[tuple]:
@@ -72,12 +91,18 @@ def embed_notes(paths: list[str], read_chunks, embedder) -> list[tuple]:
 
 def start_worker(read_chunks, embedder) -> None:
     """Runs first in each worker. Its copy of the server's stdout is never written: a
-    worker says nothing on the protocol's channel, not even a flush at exit. The
-    server's signal handlers are undone: the pool stops its workers with SIGTERM,
-    and Ctrl-C is the server's to handle, which then stops them."""
+    worker says nothing on the protocol's channel, not even a flush at exit. Its log
+    goes to stderr through a new file object, since another thread may have been
+    writing to the old one, holding its lock, at the fork. The server's signal
+    handlers are undone: the pool stops its workers with SIGTERM, and Ctrl-C is the
+    server's to handle, which then stops them."""
     global _worker_job
     _worker_job = read_chunks, embedder
     sys.stdout = open(os.devnull, "w")
+    inherited, sys.stderr = sys.stderr, open(os.dup(2), "w", buffering=1)
+    for handler in logging.getLogger().handlers:
+        if getattr(handler, "stream", None) is inherited:
+            handler.stream = sys.stderr
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=exit_with, args=(os.getppid(),), daemon=True).start()
