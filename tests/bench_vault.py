@@ -102,6 +102,14 @@ class Server:
         fields = dict(line.split(":", 1) for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines())
         return tuple(int(fields[name].split()[0]) / 1024 for name in ("VmHWM", "VmRSS"))
 
+    def cpu_seconds(self) -> tuple[float, float]:
+        """(the server's own, its ended workers') CPU seconds so far, from /proc: on a
+        machine other work keeps busy, the wall clock says little, CPU time more."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rpartition(")")[2].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        utime, stime, cutime, cstime = (int(fields[index]) / ticks for index in (11, 12, 13, 14))
+        return utime + stime, cutime + cstime
+
     def stop(self) -> None:
         self.process.stdin.close()  # end of input: the server stops as a client's would make it
         try:
@@ -135,8 +143,13 @@ def bench_offline(vault: Path, paths: list[str], folder: Path) -> None:
     rate = NOTES / built_at
     server.seconds_to_answer("search_vault", {"query": "river town history"})
     peak, now = server.memory_mb()
+    own, workers = server.cpu_seconds()
     server.stop()
+    cores = len(os.sched_getaffinity(0))
+    idle_rate = NOTES / max(own, (own + workers) / cores)
     print(f"first build: {built_at:.1f} s from the start, {rate:.0f} notes/s (the progress line: {line.split('] ')[-1]})")
+    print(f"  CPU: the server {own:.1f} s, its workers {workers:.1f} s: on {cores} idle cores, about "
+          f"{idle_rate:.0f} notes/s from the start")
     print(f"  memory after the build: peak {peak:.0f} MB, resident {now:.0f} MB")
 
     server = Server(vault, index_dir)

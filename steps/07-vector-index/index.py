@@ -415,7 +415,6 @@ class Index:
         embedded = embed_batches(note_batches(notes, EMBED_BATCH), embedder)
         return cls.write_new(directory, embedder, embedded, len(notes), progress)
 
-    # region write-new
     @classmethod
     def write_new(cls, directory, embedder, embedded, total: int, progress=None) -> "Index":
         """A new index in `directory` from `embedded`, which yields (path, chunks, stored
@@ -447,7 +446,6 @@ class Index:
         write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
         remove_other_generations(directory, generation)
         return index
-    # endregion write-new
 
     def update_note(self, path: str, chunks: list[Chunk], vectors) -> None:
         """Replace all the index holds of one note with these chunks and their vectors

@@ -30,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from index import embed_batches
 
 MAX_WORKERS = 4
-NOTES_PER_TASK = 6  # about 30 chunks: one nearly full batch of EMBED_BATCH, one request to Ollama
+NOTES_PER_TASK = 5  # about 25 chunks: one call of the embedder, one request to Ollama (32 chunks at most)
 PARALLEL_FROM = 100  # notes; for fewer, starting the workers takes longer than it saves
 
 _worker_job = None  # in a worker process: (read_chunks, embedder), set by start_worker
@@ -44,7 +44,6 @@ def worker_count(notes: int) -> int:
     return min(MAX_WORKERS, cores)
 
 
-# region embedded-notes
 def embedded_notes(paths: list[str], read_chunks, embedder):
     """(path, chunks, stored vectors) for every note of `paths`, in their order.
     read_chunks(path) gives a note's chunks; the embedder embeds their texts."""
@@ -54,6 +53,7 @@ def embedded_notes(paths: list[str], read_chunks, embedder):
         for task in tasks:
             yield from embed_notes(task, read_chunks, embedder)
         return
+    # region embedded-notes
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(workers, context, initializer=start_worker, initargs=(read_chunks, embedder))
     try:
@@ -63,7 +63,7 @@ def embedded_notes(paths: list[str], read_chunks, embedder):
             yield from done
     finally:  # after the last note, or an error: a worker that died, a note the embedder refused
         pool.shutdown(cancel_futures=True)
-# endregion embedded-notes
+    # endregion embedded-notes
 
 
 @contextlib.contextmanager

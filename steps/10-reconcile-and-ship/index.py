@@ -447,7 +447,6 @@ class Index:
         embedded = embed_batches(note_batches(notes, EMBED_BATCH), embedder)
         return cls.write_new(directory, embedder, embedded, len(notes), progress, meta)
 
-    # region write-new
     @classmethod
     def write_new(cls, directory, embedder, embedded, total: int, progress=None,
                   meta: dict[str, dict] | None = None) -> "Index":
@@ -482,7 +481,6 @@ class Index:
         write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
         remove_other_generations(directory, generation)
         return index
-    # endregion write-new
 
     def update_note(self, path: str, chunks: list[Chunk], vectors, meta: dict | None = None) -> None:
         """Replace all the index holds of one note with these chunks and their vectors
