@@ -536,6 +536,19 @@ def test_bm25_scores_drop_with_a_removed_row():
     assert "einkorn" not in keywords.postings
 
 
+def test_removing_a_row_removes_that_row_whatever_its_bytes_neighbours():
+    """Postings keep rows as 4-byte numbers and find one by its bytes: the bytes of
+    row 1 (01 00 00 00) also appear across rows 256 and 512 (00 01 00 00 00 02 ...),
+    one byte in. Only the row itself may go."""
+    terms = keyword_index.weighted_terms("N", [], ["N"], [], "spelt")
+    keywords = KeywordIndex()
+    for row in (256, 512, 1, 2):
+        keywords.add(row, terms)
+    keywords.remove(1, terms)
+    keywords.remove(2, terms)
+    assert sorted(keywords.scores(["spelt"])) == [256, 512]
+
+
 def test_fusion_rewards_agreement():
     fused = reciprocal_rank_fusion({"semantic": ["c", "a", "x"], "keyword": ["b", "a"]}, {"semantic": 1, "keyword": 1})
     assert max(fused, key=fused.get) == "a"  # second in both beats first in one

@@ -49,6 +49,7 @@ import threading
 import time
 from array import array
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from keyword_index import KeywordIndex, weighted_terms
@@ -191,11 +192,11 @@ def read_note_file(file: str, dimension: int):
         path = data["path"]
         if os.path.basename(file) != note_file_name(path):
             raise ValueError(f"it holds {path!r}, whose file has another name")
-        chunks, vectors, shared = [], [], {}
+        chunks, vectors = [], []
         for item in data["chunks"]:
             vectors.append(StoredVector(decode_codes(item.pop("vector"), dimension), check_step(item.pop("step"))))
             chunks.append(check_chunk(Chunk(path=path, **item)))
-            share_note_fields(chunks[-1], shared)
+        share_note_fields(chunks)
     # JSONDecodeError is a ValueError; RecursionError is JSON nested too deep for the parser.
     except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise IndexCorrupt(f"index file {file} is damaged ({error}); rebuild the index") from None
@@ -216,15 +217,22 @@ def cycle_collector_paused():
             gc.enable()
 
 
-def share_note_fields(chunk: Chunk, shared: dict) -> None:
-    """Let the chunks of one note share one copy of what they have in common (title,
-    aliases, tags, folder), as a build's chunks do: JSON gives every chunk its own."""
-    for name in ("title", "aliases", "tags", "folder"):
-        value = getattr(chunk, name)
-        key = (name, tuple(value) if isinstance(value, list) else value)
-        setattr(chunk, name, shared.setdefault(key, value))
-    if chunk.heading_path[:1] == [chunk.title]:
-        chunk.heading_path[0] = chunk.title
+def share_note_fields(chunks: list[Chunk]) -> None:
+    """Let the chunks of one note share one copy of what they have in common, as a
+    build's chunks do: JSON gives every chunk its own title, lists and folder."""
+    first = chunks[0] if chunks else None
+    for chunk in chunks[1:]:
+        if chunk.title == first.title:
+            chunk.title = first.title
+        if chunk.aliases == first.aliases:
+            chunk.aliases = first.aliases
+        if chunk.tags == first.tags:
+            chunk.tags = first.tags
+        if chunk.folder == first.folder:
+            chunk.folder = first.folder
+    for chunk in chunks:
+        if chunk.heading_path[:1] == [chunk.title]:
+            chunk.heading_path[0] = chunk.title
 
 
 def check_chunk(chunk: Chunk) -> Chunk:
@@ -235,7 +243,7 @@ def check_chunk(chunk: Chunk) -> Chunk:
             raise ValueError(f"a chunk's {name} is {type(getattr(chunk, name)).__name__}, not text")
     for name in ("heading_path", "aliases", "tags"):
         value = getattr(chunk, name)
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        if not isinstance(value, list) or not all(map(isinstance, value, repeat(str))):
             raise ValueError(f"a chunk's {name} is not a list of texts")
     return chunk
 
