@@ -356,10 +356,11 @@ def note_batches(notes: dict[str, list[Chunk]], size: int):
 class Index:
     """The chunks of one vault with their vectors: on disk in `directory`, in memory for search.
 
-    Get one with Index.load (an existing index) or Index.build (a new one from all
-    chunks); keep it current with update_note and remove_note. Every method holds
-    `lock`, and search.py holds it for a whole search, so a server can search from
-    several threads while another updates. One process writes an index at a time."""
+    Get one with Index.load (an existing index), Index.build (a new one from all
+    chunks) or Index.write_new (from notes embedded elsewhere); keep it current with
+    update_note and remove_note. Every method holds `lock`, and search.py holds it
+    for a whole search, so a server can search from several threads while another
+    updates. One process writes an index at a time."""
 
     def __init__(self, directory, embedder_name: str, dimension: int, generation: str):
         self.directory = Path(directory)
