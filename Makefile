@@ -43,7 +43,8 @@ help:
 	@echo "make bundle       dist/obsidian-vault.mcpb: the newest step as a Claude Desktop bundle, one click to install"
 	@echo "make pyz          dist/obsidian-vault.pyz: the newest step as one file, python3 obsidian-vault.pyz --stdio ..."
 	@echo "make embed-table  distil steps/data/'s static embedding table from all-MiniLM-L6-v2 (own venv: .venv-distill)"
-	@echo "make bench        tools/call: step 3 beside an SDK server (BENCH_SECONDS=); then step 7's index on 40,000 chunks"
+	@echo "make bench        tools/call: step 3 beside an SDK server (BENCH_SECONDS=); step 7's index on 40,000 chunks;"
+	@echo "                  step 10 on a generated vault of 10,000 notes: build, restart, memory"
 	@echo "make eval         search quality: recall@5 and MRR@10 per mode and embedder (VAULT=, QUERIES= for any vault)"
 	@echo "make clean        remove the virtual environments, the mcpb command line and dist/"
 	@echo "make guide        rewrite the code and transcripts quoted in guide/ from the steps"
@@ -124,10 +125,12 @@ embed-table: .venv-distill/installed
 
 # Benchmarks, not tests: step 3 and a minimal SDK server (tests/bench_sdk_server.py)
 # under the same load (both run in .venv-interop; step 3 needs nothing from it), then
-# step 7's index on 40,000 synthetic chunks, sketch search beside exact search.
+# step 7's index on 40,000 synthetic chunks, sketch search beside exact search; then
+# step 10's server on a generated vault of 10,000 notes (BENCH_OLLAMA=host:port adds Ollama).
 bench: .venv-interop/installed
 	.venv-interop/bin/python tests/bench.py
 	$(PYTHON) tests/bench_index.py
+	$(PYTHON) tests/bench_vault.py
 
 # A measurement, not a test: labelled questions (tests/eval_queries.json, or QUERIES= about VAULT=) asked of
 # the finished server's search in every mode, with every embedder that is available.

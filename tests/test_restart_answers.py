@@ -29,6 +29,7 @@ from test_step10_reconcile_and_ship import TIMEOUT, Running, serving, StandInOll
 A_MINUTE_AGO = time.time_ns() - 60 * 10**9
 OLLAMA = ("--embedder", "ollama")
 LETTERS = "abcdefghij"
+FIRST_TASK = 5  # notes a build embeds in one call (parallel_build.py's NOTES_PER_TASK): Hub and Notes 00-03
 
 
 def word(number: int) -> str:
@@ -93,19 +94,19 @@ def call(server: Running, name: str, **arguments) -> dict:
 
 @pytest.mark.parametrize("folder", ["07-vector-index", "08-links-and-inbox", "09-watcher", "10-reconcile-and-ship"])
 def test_a_search_during_the_first_build_answers_from_the_notes_indexed_so_far(folder, tmp_path):
-    vault = generated_vault(tmp_path, 40)  # 41 one-chunk notes: a batch of 32 is embedded, the rest held
+    vault = generated_vault(tmp_path, 40)  # 41 one-chunk notes: the first task's are embedded, the rest held
     with HeldOllama() as ollama:
         ollama.free = 1
         with step_serving(folder, tmp_path, "--vault", str(vault), *OLLAMA, env={"OLLAMA_HOST": ollama.url}) as server:
-            partial = eventually(lambda: held_at(32, call(server, "search_vault", query=word(0), mode="keyword")),
+            partial = eventually(lambda: held_at(FIRST_TASK, call(server, "search_vault", query=word(0), mode="keyword")),
                                  "an answer with the first batch indexed", TIMEOUT)
             held = call(server, "search_vault", query=word(39), mode="keyword")  # a note of the held batch
             ollama.go()
             data = partial["structuredContent"]
-            assert (data["indexed"], data["total"]) == (32, 41)  # the first batch's notes, of every note
-            assert '"indexed": 32' in partial["content"][0]["text"]  # said to a client that reads only text
+            assert (data["indexed"], data["total"]) == (FIRST_TASK, 41)  # the first task's notes, of every note
+            assert f'"indexed": {FIRST_TASK}' in partial["content"][0]["text"]  # said to a client that reads only text
             assert [hit["path"] for hit in data["results"]] == ["Note 00.md"]
-            assert held["structuredContent"]["results"] == [] and held["structuredContent"]["indexed"] == 32
+            assert held["structuredContent"]["results"] == [] and held["structuredContent"]["indexed"] == FIRST_TASK
             assert fits_its_schema(folder, server, "search_vault", data)
             whole = eventually(lambda: not partly(answer := call(server, "search_vault", query=word(39),
                                                                   mode="keyword")) and answer,

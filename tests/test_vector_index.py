@@ -180,15 +180,33 @@ def test_stored_vectors_keep_numbers_and_cosines_to_within_a_step():
 
 
 def crash_while_writing(monkeypatch, after_bytes=100):
-    """From now on, json.dump stops after `after_bytes` characters as if the process were killed."""
+    """From now on, writing a file of the index stops after `after_bytes` characters
+    as if the process were killed."""
+    real_open = open
 
-    def partial_dump(data, file, **options):
-        text = json.dumps(data, **options)
-        file.write(text[:after_bytes])
-        if len(text) > after_bytes:
-            raise SystemExit("killed mid-write")
+    class CutShort:
+        def __init__(self, file):
+            self.file = file
 
-    monkeypatch.setattr(index_module.json, "dump", partial_dump)
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def write(self, text):
+            self.file.write(text[:after_bytes])
+            if len(text) > after_bytes:
+                raise SystemExit("killed mid-write")
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+    def cut_short_open(file, mode="r", *args, **options):
+        opened = real_open(file, mode, *args, **options)
+        return CutShort(opened) if "w" in mode else opened
+
+    monkeypatch.setattr(index_module, "open", cut_short_open, raising=False)
 
 
 def test_a_crash_while_updating_a_note_leaves_the_old_version(tmp_path, monkeypatch):
@@ -550,6 +568,19 @@ def test_bm25_scores_drop_with_a_removed_row():
     fresh = KeywordIndex()  # and the scores are those of an index that never held the row
     fresh.add(1, keyword_index.weighted_terms("B", [], ["B"], [], "spelt"))
     assert keywords.scores(["spelt"]) == fresh.scores(["spelt"])
+
+
+def test_removing_a_row_removes_that_row_whatever_its_bytes_neighbours():
+    """Postings keep rows as 4-byte numbers and find one by its bytes: the bytes of
+    row 1 (01 00 00 00) also appear across rows 256 and 512 (00 01 00 00 00 02 ...),
+    one byte in. Only the row itself may go."""
+    terms = keyword_index.weighted_terms("N", [], ["N"], [], "spelt")
+    keywords = KeywordIndex()
+    for row in (256, 512, 1, 2):
+        keywords.add(row, terms)
+    keywords.remove(1, terms)
+    keywords.remove(2, terms)
+    assert sorted(keywords.scores(["spelt"])) == [256, 512]
 
 
 def test_fusion_rewards_agreement():

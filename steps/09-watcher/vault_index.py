@@ -18,6 +18,7 @@ from pathlib import Path
 from index import Chunk, Index, IndexUnusable, ProgressLine
 from links import LinkGraph
 from notes import parse_note
+from parallel_build import embedded_notes
 from resources import title_of
 from search import Hit, search
 from vault import Vault, VaultError
@@ -97,7 +98,6 @@ class VaultIndex:
         try:
             self.dimension()
             paths = self.vault.list_notes()
-            chunks = [chunk for path in paths for chunk in self.note_chunks(path)]
             shown = ProgressLine()
 
             def report(done: int, total: int) -> None:
@@ -109,7 +109,9 @@ class VaultIndex:
             def started(index: Index) -> None:
                 self.building = index  # searched while no other index is there (search_with_progress)
 
-            self.index = Index.build(self.directory, self.embedder, chunks, report, started=started)
+            # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
+            embedded = embedded_notes(paths, self.note_chunks, self.embedder)
+            self.index = Index.write_new(self.directory, self.embedder, embedded, len(paths), report, started)
             return self.index
         finally:
             self.building = None

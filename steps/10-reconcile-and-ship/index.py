@@ -50,7 +50,9 @@ import shutil
 import sys
 import threading
 import time
+from array import array
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from keyword_index import KeywordIndex, weighted_terms
@@ -63,7 +65,7 @@ EMBED_BATCH = 32  # chunks a build hands the embedder at once; ollama_client.py 
 APP_FOLDER = "vault-mcp"
 
 
-@dataclass
+@dataclass(slots=True)  # no __dict__ per chunk: a vault has tens of thousands
 class Chunk:
     """One section of a note, as the note parser (step 5) cuts it.
 
@@ -149,11 +151,17 @@ def write_json_atomically(path: Path, data) -> None:
     itself survives a power cut."""
     temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "w", encoding="utf-8") as file:
-        json.dump(data, file, ensure_ascii=False, separators=(",", ":"))
+        file.write(to_json(data))
         file.flush()
         os.fsync(file.fileno())
     os.replace(temporary, path)
     fsync_directory(path.parent)
+
+
+def to_json(data) -> str:
+    """Compact JSON text. json.dumps, not json.dump: dump streams through the encoder
+    written in Python, dumps uses the one written in C, several times faster."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def encode_note(path: str, chunks: list[Chunk], vectors, meta: dict | None = None) -> dict:
@@ -195,6 +203,7 @@ def read_note_file(file: str, dimension: int):
         for item in data["chunks"]:
             vectors.append(StoredVector(decode_codes(item.pop("vector"), dimension), check_step(item.pop("step"))))
             chunks.append(check_chunk(Chunk(path=path, **item)))
+        share_note_fields(chunks)
     # JSONDecodeError is a ValueError; RecursionError is JSON nested too deep for the parser.
     except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise IndexCorrupt(f"index file {file} is damaged ({error}); rebuild the index") from None
@@ -215,6 +224,24 @@ def cycle_collector_paused():
             gc.enable()
 
 
+def share_note_fields(chunks: list[Chunk]) -> None:
+    """Let the chunks of one note share one copy of what they have in common, as a
+    build's chunks do: JSON gives every chunk its own title, lists and folder."""
+    first = chunks[0] if chunks else None
+    for chunk in chunks[1:]:
+        if chunk.title == first.title:
+            chunk.title = first.title
+        if chunk.aliases == first.aliases:
+            chunk.aliases = first.aliases
+        if chunk.tags == first.tags:
+            chunk.tags = first.tags
+        if chunk.folder == first.folder:
+            chunk.folder = first.folder
+    for chunk in chunks:
+        if chunk.heading_path[:1] == [chunk.title]:
+            chunk.heading_path[0] = chunk.title
+
+
 def check_chunk(chunk: Chunk) -> Chunk:
     """The chunk, if every field has the type search reads it as: text, or a list of texts.
     A damaged file must fail here, at load, not in every search that meets the chunk."""
@@ -223,7 +250,7 @@ def check_chunk(chunk: Chunk) -> Chunk:
             raise ValueError(f"a chunk's {name} is {type(getattr(chunk, name)).__name__}, not text")
     for name in ("heading_path", "aliases", "tags"):
         value = getattr(chunk, name)
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        if not isinstance(value, list) or not all(map(isinstance, value, repeat(str))):
             raise ValueError(f"a chunk's {name} is not a list of texts")
     return chunk
 
@@ -301,6 +328,22 @@ def group_by_note(chunks) -> dict[str, list[Chunk]]:
     return notes
 
 
+def stored_vectors(vectors) -> list[StoredVector]:
+    """The embedder's vectors scaled to length 1 and quantized, as the index keeps them."""
+    return [quantize(unit_vector(vector)) for vector in vectors]
+
+
+def embed_batches(batches, embedder):
+    """(path, chunks, stored vectors) for each note of `batches` (see note_batches),
+    each batch embedded in one call."""
+    for batch in batches:
+        texts = [chunk.text for _, chunks in batch for chunk in chunks]
+        vectors = stored_vectors(embedder.embed_documents(texts) if texts else [])
+        for path, chunks in batch:
+            yield path, chunks, vectors[: len(chunks)]
+            vectors = vectors[len(chunks) :]
+
+
 def note_batches(notes: dict[str, list[Chunk]], size: int):
     """The notes in groups of as many as fit in `size` chunks (a note with more is a group
     of its own), so that a build sends the embedder nearly full batches although most
@@ -320,14 +363,15 @@ def note_batches(notes: dict[str, list[Chunk]], size: int):
 class Index:
     """The chunks of one vault with their vectors: on disk in `directory`, in memory for search.
 
-    Get one with Index.load (an existing index) or Index.build (a new one from all
-    chunks); keep it current with update_note and remove_note. A note may carry a
-    small `meta` dict, stored in its file, that the index keeps but never reads:
-    reconcile.py records there what the note's file looked like when it was
-    indexed. A note stored with meta but no chunks (an empty note) has a file, so
-    its meta is kept, but no rows: it is not among note_paths. Every method holds
-    `lock`, and search.py holds it for a whole search, so a server can search from
-    several threads while another updates. One process writes an index at a time."""
+    Get one with Index.load (an existing index), Index.build (a new one from all
+    chunks) or Index.write_new (from notes embedded elsewhere); keep it current with
+    update_note and remove_note. A note may carry a small `meta` dict, stored in
+    its file, that the index keeps but never reads: reconcile.py records there what
+    the note's file looked like when it was indexed. A note stored with meta but no
+    chunks (an empty note) has a file, so its meta is kept, but no rows: it is not
+    among note_paths. Every method holds `lock`, and search.py holds it for a whole
+    search, so a server can search from several threads while another updates. One
+    process writes an index at a time."""
 
     def __init__(self, directory, embedder_name: str, dimension: int, generation: str):
         self.directory = Path(directory)
@@ -344,8 +388,9 @@ class Index:
         self.sketches: list[int] = []
         self.free_rows: list[int] = []
         self.rows_by_note: dict[str, list[int]] = {}
-        self.rows_by_folder: dict[str, set[int]] = {}
-        self.rows_by_tag: dict[str, set[int]] = {}
+        # Folder or tag -> its rows, in an array of 4-byte numbers: a set would take ten times the room.
+        self.rows_by_folder: dict[str, array] = {}
+        self.rows_by_tag: dict[str, array] = {}
         self.meta_by_note: dict[str, dict] = {}  # every note that has a file, with its meta ({} if none)
         self._keywords: KeywordIndex | None = None  # built on first use, see keywords()
 
@@ -409,38 +454,46 @@ class Index:
         has no chunks (an empty note) is stored too, so that its meta is kept.
         `started(index)` is handed the new index before its first note, so that a
         server can search what is built so far."""
-        directory = Path(directory)
         meta = meta or {}
         notes = group_by_note(chunks)
         for path in meta:
             notes.setdefault(path, [])
+        embedded = embed_batches(note_batches(notes, EMBED_BATCH), embedder)
+        with_meta = ((path, chunks, vectors, meta.get(path, {})) for path, chunks, vectors in embedded)
+        return cls.write_new(directory, embedder, with_meta, len(notes), progress, started)
+
+    @classmethod
+    def write_new(cls, directory, embedder, embedded, total: int, progress=None, started=None) -> "Index":
+        """A new index in `directory` from `embedded`, which yields (path, chunks, stored
+        vectors, meta) for each of `total` notes: embedded here (build) or by worker
+        processes (parallel_build.py); a note whose meta is None and has no chunks is
+        not stored. Only this process writes: the files of a new generation folder, then
+        the manifest that switches to it. If anything fails on the way, the folder is
+        removed and the old index stays as it was."""
+        directory = Path(directory)
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
         index.notes_dir.mkdir(parents=True)
         if started:  # searches may read the index as it grows: each note is added whole, under the lock
             started(index)
-        if progress:
-            progress(0, len(notes))
-        done = 0
-        for batch in note_batches(notes, EMBED_BATCH):
-            batch_chunks = [chunk for _, note_chunks in batch for chunk in note_chunks]
-            texts = [chunk.text for chunk in batch_chunks]
-            vectors = index._stored_vectors(batch_chunks, embedder.embed_documents(texts) if texts else [])
-            for path, note_chunks in batch:
-                note_vectors, vectors = vectors[: len(note_chunks)], vectors[len(note_chunks) :]
-                note_meta = meta.get(path, {})
-                # No fsync per file here: sync_folder makes them all durable at once, below.
-                with open(index.notes_dir / note_file_name(path), "w", encoding="utf-8") as file:
-                    json.dump(encode_note(path, note_chunks, note_vectors, note_meta), file,
-                              ensure_ascii=False, separators=(",", ":"))
-                with index.lock:
-                    index._add_rows(path, note_chunks, note_vectors)
-                    index.meta_by_note[path] = note_meta
-                done += 1
+        try:
+            if progress:
+                progress(0, total)
+            for done, (path, chunks, vectors, note_meta) in enumerate(embedded, 1):
+                index._check_vectors(chunks, vectors)
+                if chunks or note_meta is not None:  # no fsync per file here: sync_folder makes them all durable at once
+                    with open(index.notes_dir / note_file_name(path), "w", encoding="utf-8") as file:
+                        file.write(to_json(encode_note(path, chunks, vectors, note_meta or {})))
+                    with index.lock:
+                        index._add_rows(path, chunks, vectors)
+                        index.meta_by_note[path] = note_meta or {}
                 if progress:
-                    progress(done, len(notes))
-        sync_folder(index.notes_dir)
+                    progress(done, total)
+            sync_folder(index.notes_dir)
+        except BaseException:
+            shutil.rmtree(index.notes_dir, ignore_errors=True)
+            raise
         manifest = {"format": FORMAT, "embedder": embedder.name, "dimension": embedder.dimension}
         write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
         remove_other_generations(directory, generation)
@@ -483,13 +536,16 @@ class Index:
     def _stored_vectors(self, chunks, vectors) -> list[StoredVector]:
         """The embedder's vectors scaled to length 1 and quantized, after checking that
         there is one of the right size per chunk."""
-        vectors = list(vectors)
+        stored = stored_vectors(vectors)
+        self._check_vectors(chunks, stored)
+        return stored
+
+    def _check_vectors(self, chunks, vectors) -> None:
         if len(vectors) != len(chunks):
             raise ValueError(f"{len(vectors)} vectors for {len(chunks)} chunks")
         for vector in vectors:
-            if len(vector) != self.dimension:
-                raise ValueError(f"a vector has {len(vector)} numbers, the index holds {self.dimension}")
-        return [quantize(unit_vector(vector)) for vector in vectors]
+            if len(vector.codes) != self.dimension:
+                raise ValueError(f"a vector has {len(vector.codes)} numbers, the index holds {self.dimension}")
 
     def _add_rows(self, path: str, chunks: list[Chunk], vectors: list) -> None:
         rows = []
@@ -502,9 +558,9 @@ class Index:
                 self.vectors.append(None)
                 self.sketches.append(self.empty_sketch)
             self.chunks[row], self.vectors[row], self.sketches[row] = chunk, vector, sketch(vector.codes)
-            self.rows_by_folder.setdefault(folder_key(chunk.folder), set()).add(row)
+            self.rows_by_folder.setdefault(folder_key(chunk.folder), array("I")).append(row)
             for tag in chunk.tags:
-                self.rows_by_tag.setdefault(tag_key(tag), set()).add(row)
+                self.rows_by_tag.setdefault(tag_key(tag), array("I")).append(row)
             if self._keywords is not None:
                 self._keywords.add(row, chunk_terms(chunk))
             rows.append(row)
@@ -523,10 +579,10 @@ class Index:
             self.free_rows.append(row)
 
     @staticmethod
-    def _forget(groups: dict[str, set[int]], key: str, row: int) -> None:
+    def _forget(groups: dict[str, array], key: str, row: int) -> None:
         members = groups.get(key)
-        if members is not None:
-            members.discard(row)
+        if members is not None and row in members:
+            members.remove(row)
             if not members:
                 del groups[key]
 
@@ -543,11 +599,11 @@ class Index:
         return selected
 
     @staticmethod
-    def _rows_under(groups: dict[str, set[int]], key: str) -> set[int]:
+    def _rows_under(groups: dict[str, array], key: str) -> set[int]:
         rows = set()
         for name, members in groups.items():  # one entry per folder or tag, not per chunk
             if name == key or name.startswith(key + "/"):
-                rows |= members
+                rows.update(members)
         return rows
 
     def nearest(self, query_vector, k: int, rows=None, exact: bool = False) -> list[tuple[float, int]]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from index import Chunk, Index, IndexUnusable, ProgressLine
 from links import LinkGraph, NoteLinks, entry_of, entry_to_store, stored_entries
 from notes import parse_note
+from parallel_build import embedded_notes
 from reconcile import reconcile, refresh_note, stamp_of, stamp_to_store
 from resources import title_of
 from search import Hit, search
@@ -129,16 +130,7 @@ class VaultIndex:
             raise NotReady(f"The index is already being rebuilt ({self.done} of {self.total} notes done)")
         try:
             self.dimension()
-            metas, chunks, entries = {}, [], {}
-            for path in self.vault.all_notes():  # Obsidian's excluded files too, for their links
-                stamp = stamp_of(self.vault, path)  # before the read, as reconcile takes it
-                if stamp is not None:
-                    note_chunks, entries[path] = self.read_parts(path)
-                    metas[path] = stamp_to_store(stamp) | {"links": entry_to_store(entries[path])}
-                    chunks += note_chunks
-            if self.links is None:  # a first build: the graph is ready before the embedding starts
-                self.links = LinkGraph.from_entries(self.vault, entries)
-                self.links_ready.set()
+            paths = self.vault.all_notes()  # Obsidian's excluded files too, for their links
             shown = ProgressLine()
 
             def report(done: int, total: int) -> None:
@@ -150,8 +142,12 @@ class VaultIndex:
             def started(index: Index) -> None:
                 self.building = index  # searched while no other index is there (search_with_progress)
 
-            # The stamps let the next start's reconcile trust these notes' chunks and links without reading them.
-            self.index = Index.build(self.directory, self.embedder, chunks, report, meta=metas, started=started)
+            # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
+            embedded = embedded_notes(paths, self.stored_parts, self.embedder)
+            self.index = Index.write_new(self.directory, self.embedder, embedded, len(paths), report, started)
+            if self.links is None:  # a first build: the links came with the notes
+                self.links = LinkGraph.from_entries(self.vault, stored_entries(self.index.note_meta()))
+                self.links_ready.set()
             return self.index
         finally:
             self.building = None
@@ -160,6 +156,16 @@ class VaultIndex:
 
     def note_chunks(self, path: str) -> list[Chunk]:
         return self.read_parts(path)[0]
+
+    def stored_parts(self, path: str) -> tuple[list[Chunk], dict | None]:
+        """A note's chunks and the meta stored with them: its stamp, taken before the read,
+        which lets the next start's reconcile trust them without reading the note, and its
+        links. No meta for a note gone before it could be read: it is not stored."""
+        stamp = stamp_of(self.vault, path)
+        if stamp is None:
+            return [], None
+        chunks, links = self.read_parts(path)
+        return chunks, stamp_to_store(stamp) | {"links": entry_to_store(links)}
 
     def read_parts(self, path: str) -> tuple[list[Chunk], NoteLinks]:
         """The chunks of one note, as the index stores them, and its entry in the link graph,
