@@ -3,6 +3,7 @@ the workers write the same index one process writes; a worker that dies fails th
 build and leaves the old index as it was; a server killed mid-build leaves an index
 that loads, and no worker behind. Steps 7 and 10 hold the two copies of the build's
 writing side (Index.write_new); parallel_build.py is one file, copied. Every wait is bounded."""
+import json
 import os
 import signal
 import subprocess
@@ -34,6 +35,9 @@ pytestmark = pytest.mark.skipif(
 def vault(tmp_path_factory):
     folder = tmp_path_factory.mktemp("generated") / "vault"
     make_vault(folder, NOTES, seed=7)
+    a_minute_ago = time.time_ns() - 60 * 10**9
+    for note in folder.rglob("*.md"):  # old enough for step 10 to store their times: the same in every build
+        os.utime(note, ns=(a_minute_ago, a_minute_ago))
     return folder
 
 
@@ -127,6 +131,10 @@ def test_the_workers_write_the_index_one_process_writes(step, tmp_path, vault):
     in_one_process = note_files(tmp_path / "alone")
 
     assert len(by_workers) == len(in_one_process) > NOTES // 2
+    if step.number == 10:  # each note's stamp and links come back from the workers with its chunks
+        metas = [json.loads(data)["meta"] for name, data in by_workers.items() if name != "folders"]
+        assert all("size" in meta and meta["links"]["links"] is not None for meta in metas)
+        assert sum(len(meta["links"]["links"]) for meta in metas) > NOTES
     assert {name: data for name, data in by_workers.items() if name != "folders"} == \
            {name: data for name, data in in_one_process.items() if name != "folders"}
 
