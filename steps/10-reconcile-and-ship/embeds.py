@@ -83,7 +83,7 @@ class Embeds:
         if part is None:
             kind = "block" if link.subpath.startswith("^") else "heading"
             return self.skip(written, source, f"{path} has no {kind} {shown(link.subpath)}")
-        cost = quoted_size(part, len(within)) + len(label) - len(written)
+        cost = quoted_size(part, label, len(within)) - len(written.encode("utf-8"))
         if cost > self.room:
             return self.skip(written, source, f"the answer would pass {MAX_NOTE_BYTES // 2**20} MiB")
         self.room -= cost
@@ -100,7 +100,10 @@ def part_name(path: str, subpath: str) -> str:
     return f"{path}#{subpath}" if subpath else path
 
 
-def quoted_size(text: str, depth: int) -> int:
-    """Bytes the text takes once quoted at this depth: "> " before each line, per level."""
+def quoted_size(text: str, label: str, depth: int) -> int:
+    """Bytes the text takes once quoted at this depth under its label: "> " before each
+    line, per level, and the line breaks expand may put around it. Bytes, not characters:
+    a label 'Ü/a.md' is two bytes longer than it is long."""
     lines = text.count("\n") + 2  # its lines and the label's
-    return len(text.encode("utf-8")) + 2 * depth * lines + len("Embedded from :\n\n")
+    around = 2  # a line break before the quote and one after, where the embed had none
+    return len(f"Embedded from {label}:\n\n{text}".encode("utf-8")) + 2 * depth * lines + around
