@@ -310,3 +310,31 @@ def test_a_stored_index_loaded_with_a_new_deny_list_holds_no_denied_note_before_
     assert not [path for path in index.note_paths() if path.lower().startswith("private/")]
     assert not [path for path in links.note_paths() if path.lower().startswith("private/")]
     assert "Home.md" in index.note_paths()
+
+
+def test_a_stored_note_without_chunks_or_outside_the_vault_is_dropped_before_reconcile(tmp_path):
+    """Notes with links and no chunks (only properties, or an Obsidian excluded file) are
+    stored too; so may be any path, in an index folder edited by hand. Neither may reach
+    the link graph that answers while reconcile runs."""
+    vault, index_dir = make_vault(tmp_path / "vault"), tmp_path / "index"
+    (vault / "private" / "up.md").write_text('---\nup: "[[Home]]"\ntags: [hushhush]\n---\n', encoding="utf-8")
+    with start(vault, index_dir=index_dir) as (url, _log):
+        data(connect(url), "search_vault", query="warm up", limit=1)  # the whole index, stored
+    with step_modules(find_step(STEP).path):
+        from embeddings import make_embedder
+        from index import encode_note, note_file_name, write_json_atomically
+        from vault import Vault
+        from vault_index import VaultIndex
+
+        links = {"aliases": [], "tags": ["hushhush"], "links": [["Home", "", "", False, 1, False, "", "[[Home]]"]]}
+        [notes] = index_dir.glob("notes-*")  # the folder of the one generation stored
+        for path in ["../outside.md", ".trash/old.md", "/etc/x.md"]:
+            write_json_atomically(notes / note_file_name(path), encode_note(path, [], [], {"links": links}))
+        embedder, _line = make_embedder("hash")
+        stored = VaultIndex(Vault(vault, deny=["private", "journal"]), embedder, index_dir)
+        index, graph = stored.load_stored()
+        assert [backlink.source for backlink in graph.backlinks("Home.md")] == []
+        assert graph.tag_counts() == {"open": 2}
+        found = {hit.path for hit in stored.search("zanzibarquux", 10)}
+    assert found <= OPEN_NOTES and set(index.note_meta()) == set(graph.note_paths()) <= OPEN_NOTES
+    assert not [path for path in graph.note_paths() if path.startswith("Open/link")]  # a link to private/

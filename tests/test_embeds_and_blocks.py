@@ -81,7 +81,17 @@ NOTES = {
     "Huge.md": "x" * (MAX_NOTE_BYTES + 1),  # the graph knows its name; the vault refuses to read it
     "Big.md": BIG,
     "Twice big.md": "![[Big]]\n\n![[Big]]\n",
+    "Broken many.md": "![[No note here]]\n" * 3_000,  # 75,000 would take seconds, and megabytes of reasons
+    "Wide 1.md": "one\n" + "![[Wide 2]]\n" * 12,  # 12 * 12 * 12 * 12 embeds, three levels deep
+    "Wide 2.md": "two\n" + "![[Wide 3]]\n" * 12,
+    "Wide 3.md": "three\n" + "![[Wide 4]]\n" * 12,
+    "Wide 4.md": "four\n" + "![[Wide 5]]\n" * 12,
+    "Wide 5.md": "five\n",
+    # The label names the folder: each quote is 100 bytes longer than its length in characters.
+    "Ü" * 50 + "/Tiny embed.md": "tiny\n",
+    "Nearly full.md": "Filler words to fill a long line. " * 30 * 1_000 + "\n" + "![[Tiny embed]]\n" * 400,
 }
+MAX_EMBEDS = 1000  # embeds.py: embeds looked at in one answer
 SECRET = "TOP SECRET outside the vault"
 
 
@@ -247,6 +257,26 @@ def test_the_answer_keeps_to_the_size_of_one_note_read(embed_server):
     assert note["text"].count("> Embedded from Big.md:") == 1 and note["text"].endswith("\n![[Big]]\n")
     assert [s["embed"] for s in note["embedsNotShown"]] == ["![[Big]]"]
     assert "1 MiB" in note["embedsNotShown"][0]["reason"]
+
+
+def test_the_size_kept_to_counts_bytes_of_a_label_in_another_alphabet(embed_server):
+    note = data(embed_server, "get_note", path="Nearly full")
+    assert 0 < note["text"].count("> Embedded from Ü") < 400  # room for some, not all
+    assert len(note["text"].encode("utf-8")) <= MAX_NOTE_BYTES
+
+
+def test_an_answer_looks_at_a_bounded_number_of_embeds_and_says_where_it_stopped(embed_server):
+    note = data(embed_server, "get_note", path="Broken many")
+    assert note["text"] == NOTES["Broken many.md"]
+    not_shown = note["embedsNotShown"]
+    assert len(not_shown) == MAX_EMBEDS + 1 and f"only {MAX_EMBEDS} embeds" in not_shown[-1]["reason"]
+
+
+def test_a_wide_fan_out_stops_at_the_same_bound(embed_server):
+    note = data(embed_server, "get_note", path="Wide 1")
+    shown = note["text"].count("Embedded from")
+    assert 0 < shown <= MAX_EMBEDS and "> > > five" not in note["text"]  # level 4 is past MAX_DEPTH
+    assert shown + len(note["embedsNotShown"]) <= MAX_EMBEDS + 1
 
 
 @pytest.mark.parametrize("number", [5, 7])

@@ -16,6 +16,10 @@ Decisions:
 - An embed that is not shown stays as written and is listed with the reason (no such
   note, heading or block, a refusal, too deep, too large). Files that are not notes
   (![[chart.svg]], ![[paper.pdf]]) stay links without a word: there is no text to show.
+- One answer looks at MAX_EMBEDS embeds at most, shown or not; the rest stay as
+  written, unread, and the first of them is listed saying so. Each embed looked at is
+  a lookup and perhaps a read: a note of 75,000 embeds would otherwise take seconds,
+  and answer with megabytes of reasons.
 """
 from links import NOTE, UNRESOLVED, LinkGraph
 from markdown import Link, find_links
@@ -24,6 +28,7 @@ from resources import title_of
 from vault import MAX_NOTE_BYTES, Vault, VaultError, shown
 
 MAX_DEPTH = 3  # a note, the notes it embeds, theirs, and theirs
+MAX_EMBEDS = 1000  # embeds looked at in one answer, at every depth
 
 
 class Embeds:
@@ -33,6 +38,7 @@ class Embeds:
         self.vault, self.graph = vault, graph
         self.room = MAX_NOTE_BYTES - size  # what the embedded text may add to the answer
         self.not_shown: list[dict] = []
+        self.looked_at = 0
 
     def expand(self, text: str, source: str, within: tuple[str, ...]) -> str:
         """`text`, written in the note `source`, with each note embed replaced by its quote;
@@ -41,7 +47,13 @@ class Embeds:
         for link in find_links(text):
             if not link.embed:
                 continue
+            self.looked_at += 1
             start, end = link.span
+            if self.looked_at > MAX_EMBEDS:  # every level above stops too, silently
+                if self.looked_at == MAX_EMBEDS + 1:
+                    self.skip(text[start:end], source, f"only {MAX_EMBEDS} embeds are looked at in one answer; "
+                                                       "this one and those after it stay as written")
+                break
             quote = self.quote(link, text[start:end], source, within)
             if quote is not None:
                 before = "\n" if start > 0 and text[start - 1] != "\n" else ""
@@ -71,7 +83,7 @@ class Embeds:
         if part is None:
             kind = "block" if link.subpath.startswith("^") else "heading"
             return self.skip(written, source, f"{path} has no {kind} {shown(link.subpath)}")
-        cost = quoted_size(part, len(within)) + len(label) - len(written)
+        cost = quoted_size(part, label, len(within)) - len(written.encode("utf-8"))
         if cost > self.room:
             return self.skip(written, source, f"the answer would pass {MAX_NOTE_BYTES // 2**20} MiB")
         self.room -= cost
@@ -88,7 +100,10 @@ def part_name(path: str, subpath: str) -> str:
     return f"{path}#{subpath}" if subpath else path
 
 
-def quoted_size(text: str, depth: int) -> int:
-    """Bytes the text takes once quoted at this depth: "> " before each line, per level."""
+def quoted_size(text: str, label: str, depth: int) -> int:
+    """Bytes the text takes once quoted at this depth under its label: "> " before each
+    line, per level, and the line breaks expand may put around it. Bytes, not characters:
+    a label 'Ü/a.md' is two bytes longer than it is long."""
     lines = text.count("\n") + 2  # its lines and the label's
-    return len(text.encode("utf-8")) + 2 * depth * lines + len("Embedded from :\n\n")
+    around = 2  # a line break before the quote and one after, where the embed had none
+    return len(f"Embedded from {label}:\n\n{text}".encode("utf-8")) + 2 * depth * lines + around

@@ -24,7 +24,7 @@ from parallel_build import embedded_notes
 from reconcile import reconcile, refresh_note, stamp_of, stamp_to_store
 from resources import title_of
 from search import Hit, search
-from vault import Vault, VaultError
+from vault import Vault, VaultError, path_parts
 
 log = logging.getLogger("index")
 WAIT_FOR_FIRST_BUILD = 5.0  # seconds a search waits for the index before saying it is not ready
@@ -91,8 +91,8 @@ class VaultIndex:
         """The stored index, and the link graph stored with it, which answers use from now on.
         Until reconcile has checked every note, they say how many it has yet to check."""
         index = Index.load(self.directory, self.embedder.name, self.dimension())
-        for path in [path for path in index.note_paths() if self.vault.denied(path)]:
-            index.remove_note(path)  # denied since it was stored: gone before the first answer
+        for path in [path for path in index.note_meta() if self.never_listed(path)]:
+            index.remove_note(path)  # gone before the first answer, chunks or none (an excluded file)
         metas = index.note_meta()
         self.stale = len(metas)  # until reconcile has listed the vault and counts down
         self.index = index
@@ -102,6 +102,20 @@ class VaultIndex:
         self.links_ready.set()
         return index, self.links
     # endregion load-stored
+
+    def never_listed(self, stored_path: str) -> bool:
+        """True for a stored note the vault would not list: no vault path at all ('../x.md',
+        '.trash/x.md': an index edited by hand), or in a folder denied since it was stored,
+        by its name or by where its symbolic links lead (a resolve each, so only if any is)."""
+        try:
+            path_parts(stored_path)
+            if not self.vault.denied_folders:
+                return False
+            real = (self.vault.root / stored_path).resolve()
+        except (VaultError, OSError, RuntimeError):  # RuntimeError: a symlink loop, in Python 3.11
+            return True
+        inside = real.is_relative_to(self.vault.root)  # a link out of the vault is reconcile's to judge
+        return self.vault.denied(stored_path) or (inside and self.vault.denied_real(real))
 
     def read_links(self) -> None:
         try:
