@@ -100,6 +100,7 @@ def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
     watcher.start()
     log.info("watching the vault every %g s (debounce %g s)", args.watch_interval, args.debounce)
     return watcher
+# endregion watch
 
 
 def shut_down(watcher: Watcher, hub: Hub) -> None:
@@ -108,7 +109,6 @@ def shut_down(watcher: Watcher, hub: Hub) -> None:
     watcher.stop()
     hub.close()
     log.info("stopped")
-# endregion watch
 
 
 def serve_http(args, core: Server):
