@@ -87,11 +87,12 @@ class VaultIndex:
         try:
             self.dimension()
             paths = self.vault.list_notes()
-            shown = ProgressLine()
+            shown = ProgressLine() if log.isEnabledFor(logging.INFO) else None  # none below --log-level info
 
             def report(done: int, total: int) -> None:
                 self.done, self.total = done, total
-                shown(done, total)
+                if shown:
+                    shown(done, total)
                 if progress:
                     progress(done, total)
 

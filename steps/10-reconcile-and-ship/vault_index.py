@@ -145,11 +145,12 @@ class VaultIndex:
         try:
             self.dimension()
             paths = self.vault.all_notes()  # Obsidian's excluded files too, for their links
-            shown = ProgressLine()
+            shown = ProgressLine() if log.isEnabledFor(logging.INFO) else None  # none below --log-level info
 
             def report(done: int, total: int) -> None:
                 self.done, self.total = done, total
-                shown(done, total)
+                if shown:
+                    shown(done, total)
                 if progress:
                     progress(done, total)
 
