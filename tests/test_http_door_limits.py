@@ -175,7 +175,9 @@ def test_when_every_slot_is_busy_answering_a_client_gets_503_at_once_and_a_free_
             sock.connect(("127.0.0.1", port))
             sock.sendall(raw_request(port, json.dumps(tool_call(step, BIG_TEXT)).encode(), headers))
             busy.append(sock)
-        time.sleep(0.5)  # the server is writing to all four now
+        busy[0].settimeout(10)  # a loaded machine may take a while to begin: wait for the first answer,
+        assert busy[0].recv(1), "a busy client got no answer"
+        time.sleep(0.5)  # then the server is writing to all four, or holds them waiting their turn
         refused = client.initialize()
         assert refused.status == 503
         assert refused.headers["Retry-After"] == "1"
