@@ -105,6 +105,11 @@ def assert_no_denied_path(answer) -> None:
     assert set(paths_in(answer)) <= OPEN_NOTES, answer
 
 
+def without_fresh(listing: list[str]) -> list[str]:
+    """A listing without the note the watcher's test writes, whichever test runs first."""
+    return [item for item in listing if not item.endswith("Open/Fresh.md")]
+
+
 def paths_in(answer):
     if isinstance(answer, dict):
         for key, value in answer.items():
@@ -146,8 +151,8 @@ def test_the_refusal_of_a_denied_note_is_word_for_word_that_of_a_missing_one(ser
 
 
 def test_list_notes_shows_no_denied_note_whatever_the_folder(server):
-    assert data(server, "list_notes")["notes"] == ["Home.md", "Open/Target.md", "privateer/Log.md"]
-    assert data(server, "list_notes", folder="Open")["notes"] == ["Open/Target.md"]
+    assert without_fresh(data(server, "list_notes")["notes"]) == ["Home.md", "Open/Target.md", "privateer/Log.md"]
+    assert without_fresh(data(server, "list_notes", folder="Open")["notes"]) == ["Open/Target.md"]
     for folder in ["private", "Private", "./private/", "private\\", f"Journal/{NFD_SANTE}", "Open/into-private",
                    "private/out", "Private/Out/"]:
         text = refusal(server, "list_notes", folder=folder)
@@ -202,8 +207,8 @@ def test_a_reindex_leaves_denied_notes_out(server):
 
 def test_resources_list_and_read_know_no_denied_note(server):
     listed = ask(server, "resources/list")["result"]["resources"]
-    assert [resource["uri"] for resource in listed] == ["vault:///Home.md", "vault:///Open/Target.md",
-                                                         "vault:///privateer/Log.md"]
+    assert without_fresh([resource["uri"] for resource in listed]) == [
+        "vault:///Home.md", "vault:///Open/Target.md", "vault:///privateer/Log.md"]
 
 
 @pytest.mark.parametrize("uri", [

@@ -3,13 +3,14 @@ for it: get_note returns the block "^id" names, in each kind of block; get_backl
 names the block a link points at; get_note quotes embedded notes, sections and blocks in
 place, cycle-safe, depth-limited, within the size of one note read, never from outside
 the vault, and gives the raw text when asked."""
+import time
 from contextlib import ExitStack
 
 import pytest
 
 from helpers import tool_data as data
 from helpers import tool_refusal as refusal
-from helpers import tool_session
+from helpers import tool_call, tool_session
 from launch import running_server
 from manifest import find_step
 
@@ -130,7 +131,17 @@ def block_server(request, servers):
 
 @pytest.fixture(params=EMBED_STEPS, ids=lambda number: f"step{number}")
 def embed_server(request, servers):
-    return servers(request.param)
+    client = servers(request.param)
+    wait_for_links(client)
+    return client
+
+
+def wait_for_links(client) -> None:
+    """Until the server has its link graph, which embeds need: a test may be the first to ask."""
+    deadline = time.monotonic() + 30
+    while "being built" in str(tool_call(client, "get_backlinks", path="Host")):
+        assert time.monotonic() < deadline, "the link graph was never built"
+        time.sleep(0.1)
 
 
 # Block ids

@@ -94,7 +94,7 @@ def test_links_to_excluded_files_resolve_and_they_are_backlinks(server):
 
 def test_an_excluded_file_that_changes_is_followed_by_links_not_by_search(server):
     note = server.vault / "Archive" / "Old.md"
-    note.write_text("# Old\n\nnumbatword now, still linking [[Kept]].\n", encoding="utf-8")
+    note.write_text("# Old\n\nnumbatword now, linking [[Kept]] and still [[Home]].\n", encoding="utf-8")
     deadline = time.monotonic() + 10
     while "Archive/Old.md" not in paths(ask(server, "get_backlinks", path="Kept"), "backlinks"):
         assert time.monotonic() < deadline, "the watcher never brought the excluded note's new link"
