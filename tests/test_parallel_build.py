@@ -157,6 +157,46 @@ def test_a_server_on_stdio_builds_with_its_workers_while_it_reads_its_input(step
     assert len(note_files(tmp_path / "index")) > NOTES // 2
 
 
+KILLED_MID_ANSWER = """
+import multiprocessing, os, signal, sys, time
+from types import SimpleNamespace
+import parallel_build
+parallel_build.PARALLEL_FROM = 1
+
+class Embedder:
+    def embed_documents(self, texts):
+        return [[1.0, 0.0, 0.5, 0.25] for _ in texts]
+
+def read(path):  # a chunk of 4 MB: an answer of five far outgrows a pipe's buffer
+    chunks = [SimpleNamespace(text=path, blob=b"." * 4_000_000)]
+    return chunks if sys.argv[1] == "7" else (chunks, {})
+
+notes = parallel_build.embedded_notes([f"Note {i}.md" for i in range(40)], read, Embedder())
+first_task = [next(notes) for _ in range(parallel_build.NOTES_PER_TASK)]
+# every worker has its tasks; from now on, until the next note is asked for, no answer is read
+time.sleep(1)  # the workers' answers stop halfway into their pipes
+workers = multiprocessing.active_children()
+for worker in workers:
+    os.kill(worker.pid, signal.SIGKILL)
+try:
+    list(notes)
+except parallel_build.WorkerFailed as error:
+    print("failed:", error, "| workers left:", len(multiprocessing.active_children()), "of", len(workers))
+else:
+    print("the build went on without", len(workers), "workers")
+"""
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda step: step.folder)
+def test_a_worker_killed_halfway_through_an_answer_fails_the_build_at_once(step):
+    """The out-of-memory killer does not wait for a worker to finish sending: the build
+    must fail at once, not wait forever for the rest of the answer."""
+    script = subprocess.run([sys.executable, "-c", KILLED_MID_ANSWER, str(step.number)], cwd=step.path,
+                            capture_output=True, text=True, timeout=TIMEOUT)
+    assert script.stdout.startswith("failed: a worker process ended before it answered"), script.stdout + script.stderr
+    assert "| workers left: 0 of" in script.stdout  # and the build stopped the workers it had
+
+
 class KillingOllama(StandInOllama):
     """A stand-in for Ollama that, at its kill_at-th request for document embeddings,
     SIGKILLs the processes kill() chooses among the server's, and answers 500."""

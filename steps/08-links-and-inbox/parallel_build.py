@@ -15,8 +15,15 @@ paths. Where the system cannot fork (Windows), on one core, and for a vault too
 small to repay starting processes, the same work is done here, note after note.
 With Ollama, each worker sends its own requests, so the model always has a batch
 to work on while this process writes what came back.
+
+Each worker has a pipe of its own, whose far end only that worker holds. A worker
+that dies, even halfway through sending an answer (the kernel's out-of-memory
+killer, say), ends its pipe: this process reads the end at once and the build
+fails. concurrent.futures' pool shares one pipe between its workers, and there a
+worker killed mid-answer leaves the pool waiting for the rest of it forever.
 """
 import contextlib
+import itertools
 import logging
 import multiprocessing
 import os
@@ -25,15 +32,19 @@ import sys
 import threading
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from multiprocessing.connection import wait
 
 from index import embed_batches
 
 MAX_WORKERS = 4
 NOTES_PER_TASK = 5  # about 25 chunks: one call of the embedder, one request to Ollama (32 chunks at most)
 PARALLEL_FROM = 100  # notes; for fewer, starting the workers takes longer than it saves
+TASKS_PER_WORKER = 2  # one it works on, one waiting: no worker idles while this process writes
 
-_worker_job = None  # in a worker process: (read_chunks, embedder), set by start_worker
+
+class WorkerFailed(Exception):
+    """A worker's task failed (Ollama refused, say) or the worker died: the build fails."""
 
 
 def worker_count(notes: int) -> int:
@@ -54,16 +65,50 @@ def embedded_notes(paths: list[str], read_chunks, embedder):
             yield from embed_notes(task, read_chunks, embedder)
         return
     # region embedded-notes
-    context = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(workers, context, initializer=start_worker, initargs=(read_chunks, embedder))
+    with forking_safely():
+        pool = [start_worker(read_chunks, embedder) for _ in range(workers)]
     try:
-        with forking_safely():
-            done_tasks = pool.map(work_on, tasks)  # the workers start, every task is handed out; answers come in order
-        for done in done_tasks:
-            yield from done
+        yield from answers_in_order(tasks, [pipe for _, pipe in pool])
     finally:  # after the last note, or an error: a worker that died, a note the embedder refused
-        pool.shutdown(cancel_futures=True)
+        for process, pipe in pool:
+            process.kill()
+            process.join()
+            pipe.close()
     # endregion embedded-notes
+
+
+def answers_in_order(tasks: list[list[str]], pipes: list) -> list[tuple]:
+    """The notes of every task, in the order of the tasks, whichever worker ends first."""
+    unsent = enumerate(tasks)
+    sent = {pipe: deque() for pipe in pipes}  # each worker's task numbers, in the order it answers them
+    answered = {}
+    for pipe in pipes:
+        hand_out(pipe, sent[pipe], unsent)
+    for number in range(len(tasks)):
+        while number not in answered:
+            for pipe in wait([pipe for pipe in pipes if sent[pipe]]):  # an answer, or a worker's end
+                answered[sent[pipe].popleft()] = receive(pipe)
+                hand_out(pipe, sent[pipe], unsent)
+        yield from answered.pop(number)
+
+
+def hand_out(pipe, sent: deque, unsent) -> None:
+    for number, task in itertools.islice(unsent, TASKS_PER_WORKER - len(sent)):
+        try:
+            pipe.send(task)
+        except OSError:
+            raise WorkerFailed("a worker process ended before it was given its task") from None
+        sent.append(number)
+
+
+def receive(pipe) -> list[tuple]:
+    try:
+        done, answer = pipe.recv()
+    except (EOFError, OSError):
+        raise WorkerFailed("a worker process ended before it answered") from None
+    if not done:
+        raise WorkerFailed(f"a worker's task failed: {answer}")
+    return answer
 
 
 @contextlib.contextmanager
@@ -73,7 +118,7 @@ def forking_safely():
     sys.stdin in each new worker, which waits for the lock of stdin's buffer, held
     by the stdio transport's thread as it waits for a line; so sys.stdin is set aside
     while the workers start (the transport keeps its own reference). The workers
-    then take no other lock from this process (see start_worker), so Python 3.12's
+    then take no other lock from this process (see work), so Python 3.12's
     warning that forking with threads may deadlock is silenced."""
     stdin, sys.stdin = sys.stdin, None
     try:
@@ -84,20 +129,28 @@ def forking_safely():
         sys.stdin = stdin
 
 
+def start_worker(read_chunks, embedder) -> tuple:
+    """A forked worker process, and this process's end of its pipe."""
+    ours, theirs = multiprocessing.Pipe()
+    fork = multiprocessing.get_context("fork")
+    process = fork.Process(target=work, args=(theirs, read_chunks, embedder), daemon=True)  # ended with the server
+    process.start()
+    theirs.close()  # the worker holds the only copy now: its death ends the pipe
+    return process, ours
+
+
 def embed_notes(paths: list[str], read_chunks, embedder) -> list[tuple]:
     """(path, chunks, stored vectors) for each of a few notes, their chunks embedded in one call."""
     return list(embed_batches([[(path, read_chunks(path)) for path in paths]], embedder))
 
 
-def start_worker(read_chunks, embedder) -> None:
-    """Runs first in each worker. Its copy of the server's stdout is never written: a
-    worker says nothing on the protocol's channel, not even a flush at exit. Its log
-    goes to stderr through a new file object, since another thread may have been
-    writing to the old one, holding its lock, at the fork. The server's signal
-    handlers are undone: the pool stops its workers with SIGTERM, and Ctrl-C is the
-    server's to handle, which then stops them."""
-    global _worker_job
-    _worker_job = read_chunks, embedder
+def work(pipe, read_chunks, embedder) -> None:
+    """A worker's life: a task in, its notes out, until the server kills it. Its copy
+    of the server's stdout is never written: a worker says nothing on the protocol's
+    channel, not even a flush at exit. Its log goes to stderr through a new file
+    object, since another thread may have been writing to the old one, holding its
+    lock, at the fork. The server's signal handlers are undone: Ctrl-C is the
+    server's to handle, which then stops its workers."""
     sys.stdout = open(os.devnull, "w")
     inherited, sys.stderr = sys.stderr, open(os.dup(2), "w", buffering=1)
     for handler in logging.getLogger().handlers:
@@ -106,16 +159,19 @@ def start_worker(read_chunks, embedder) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=exit_with, args=(os.getppid(),), daemon=True).start()
+    while True:
+        task = pipe.recv()
+        try:
+            answer = True, embed_notes(task, read_chunks, embedder)
+        except Exception as error:  # the server's build fails with these words
+            answer = False, f"{type(error).__name__}: {error}"
+        pipe.send(answer)
 
 
 def exit_with(parent: int) -> None:
     """Ends the worker once `parent` is gone. A server that is killed cannot stop its
-    workers, and each would wait for its next task forever. The loop lasts as long
-    as the worker does: the pool stops the worker, and this thread with it."""
+    workers, and each would wait for its next task forever: its pipe stays open in
+    the workers forked after it. The loop lasts as long as the worker does."""
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)
-
-
-def work_on(paths: list[str]) -> list[tuple]:
-    return embed_notes(paths, *_worker_job)
