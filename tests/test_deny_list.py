@@ -258,6 +258,28 @@ def test_over_stdio_with_the_variable_a_denied_note_is_as_absent(tmp_path):
     assert opened["result"]["isError"] is True and opened["result"]["content"][0]["text"].startswith(MISSING)
 
 
+@pytest.mark.parametrize("entry", ["private/secret", "Private/Secret.md"])
+def test_an_entry_that_names_a_note_hides_that_note_alone(tmp_path, entry):
+    """Named as a link names it, without .md, or with it: the note is denied, not its neighbours."""
+    vault = make_vault(tmp_path / "vault")
+    (vault / "private" / "secretive.md").write_text("# Secretive\n\nA neighbour the entry does not name.\n")
+    server = StdioServer(find_step(STEP).server, "--vault", str(vault), "--exclude", entry,
+                         env=quiet_environment(str(tmp_path / "index")))
+    try:
+        server.handshake()
+        listed = server.ask(rpc("tools/call", id=2, name="list_notes", arguments={}))["result"]
+        opened = server.ask(rpc("tools/call", id=3, name="get_note", arguments={"path": "private/secret.md"}))
+        found = server.ask(rpc("tools/call", id=4, name="search_vault",
+                               arguments={"query": "zanzibarquux", "mode": "keyword"}))["result"]
+    finally:
+        server.stop()
+    notes = listed["structuredContent"]["notes"]
+    assert "private/secretive.md" in notes and "private/secret.md" not in notes
+    assert "Open/link-to-secret.md" not in notes  # a link to it is judged by where it leads
+    assert opened["result"]["isError"] is True and opened["result"]["content"][0]["text"].startswith(MISSING)
+    assert not found["isError"] and found["structuredContent"]["results"] == []
+
+
 def test_a_note_indexed_before_its_folder_was_denied_is_forgotten(tmp_path):
     vault, index_dir = make_vault(tmp_path / "vault"), tmp_path / "index"
     with start(vault, index_dir=index_dir) as (url, _log):

@@ -167,7 +167,7 @@ def parse_args(argv=None):
            show_default=f"{DEFAULT_VAULT}, a copy of the sample vault, made when missing", metavar="FOLDER")
     option(notes, "--inbox", str, "Inbox", "the folder of the vault where create_note writes", metavar="FOLDER")
     notes.add_argument("--exclude", action="append", metavar="FOLDER",
-                       help=f"a folder of the vault the server never reads nor shows; repeat it for more "
+                       help=f"a folder (or a note) of the vault the server never reads nor shows; repeat it for more "
                             f"[{env_variable('--exclude')}, folders separated by {os.pathsep!r}]")
     connect = parser.add_argument_group("how clients connect")
     connect.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")

@@ -24,8 +24,8 @@ Decisions:
   following any link (open_inside), so a name swapped for one a moment after the
   check leads nowhere. list_notes does not enter symlinked folders: no loops, no
   escapes, no note listed twice; a folder it cannot read is logged once.
-- The deny list (--exclude) names folders the server must never show: a note in one
-  is as absent as a note that does not exist, to every tool, resource, index and the
+- The deny list (--exclude) names folders the server must never show, or notes: a
+  note in one is as absent as a note that does not exist, to every tool, resource, index and the
   watcher, since each reads through here. A folder is compared by its segments,
   ignoring case and Unicode spelling ('Private', 'private', an NFD 'Privé'): denying
   too much is the safe mistake. A denied name is never looked up on disk, and where a
@@ -130,7 +130,7 @@ class Vault:
         self.root = Path(root).resolve(strict=True)  # once: every check compares with this
         if not self.root.is_dir():
             raise NotADirectoryError(f"The vault {root} is not a folder")
-        self.denied_folders = tuple(denied_folder(folder) for folder in deny)
+        self.denied_folders = tuple(prefix for name in deny for prefix in denied_prefixes(name))
         self.excluded = ExcludedFiles.read(self.root)
         self._lock = threading.Lock()  # handler threads share the listing below
         self._listing: list[str] | None = None
@@ -173,7 +173,7 @@ class Vault:
 
     # region deny-list
     def denied(self, relative: str) -> bool:
-        """True if the vault path is in a folder of the deny list, however it is spelled."""
+        """True if the vault path is in a denied folder or is a denied note, however it is spelled."""
         if not self.denied_folders:
             return False
         return (comparable(relative) + "/").startswith(self.denied_folders)  # each ends with '/'
@@ -337,13 +337,15 @@ def no_note(relative: str) -> NoteNotFound:
     )
 
 
-def denied_folder(folder) -> str:
-    """A folder of the deny list, judged like a model's path, as denied() compares it:
-    'Journal/Health' -> 'journal/health/', so that 'journal/healthy' is not in it."""
-    parts = path_parts(folder)
+def denied_prefixes(name) -> tuple[str, str]:
+    """An entry of the deny list, judged like a model's path, as denied() compares it:
+    'Journal/Health' -> 'journal/health/', so that 'journal/healthy' is not in it; and
+    'journal/health.md/', since the entry may name a note as a link does, without .md."""
+    parts = path_parts(name)
     if not parts:
-        raise VaultError(f"{shown(folder)} names the whole vault; name a folder inside it")
-    return comparable("/".join(parts)) + "/"
+        raise VaultError(f"{shown(name)} names the whole vault; name a folder inside it")
+    folder = comparable("/".join(parts))
+    return folder + "/", folder + ".md/"
 
 
 def comparable(relative: str) -> str:
