@@ -10,7 +10,7 @@ import pytest
 
 from helpers import tool_data as data
 from helpers import tool_refusal as refusal
-from helpers import tool_call, tool_session
+from helpers import distinct_copies, tool_call, tool_session
 from launch import running_server
 from manifest import find_step
 
@@ -293,3 +293,23 @@ def test_a_wide_fan_out_stops_at_the_same_bound(embed_server):
 @pytest.mark.parametrize("number", [5, 7])
 def test_before_step_8_embeds_stay_as_written(servers, number):
     assert data(servers(number), "get_note", path="Host")["text"] == NOTES["Host.md"]
+
+
+@pytest.mark.parametrize("step", distinct_copies("tools.py", since=8), ids=lambda step: f"step{step}")
+def test_while_the_link_graph_is_built_a_note_is_read_and_its_embeds_wait(step, tmp_path, monkeypatch):
+    """get_note needs no graph to read a note: only the embeds wait, each listed with why."""
+    from test_index_in_every_copy import WordEmbedder, context, modules_of, write_vault
+
+    modules = modules_of(step)
+    notes = {"Host.md": "# Host\n\nBefore ![[Guest]] and ![[Guest#Part]] after.\n", "Guest.md": "# Guest\n\nBorrowed.\n"}
+    vault = modules["Vault"](write_vault(tmp_path / "vault", notes))
+    index = modules["vault_index"].VaultIndex(vault, WordEmbedder(), tmp_path / "index")  # not started: no graph
+    monkeypatch.setattr(modules["vault_index"], "WAIT_FOR_FIRST_BUILD", 0.1)
+    tools = modules["tools"]
+    result = tools.call_tool(tools.TOOLS["get_note"], {"path": "Host.md"}, context(modules, index))
+    assert result["isError"] is False, result
+    answer = result["structuredContent"]
+    assert "Before ![[Guest]] and ![[Guest#Part]] after." in answer["text"] and "Borrowed" not in answer["text"]
+    reason = "The link graph is being built; try again in a moment"
+    assert answer["embedsNotShown"] == [{"embed": "![[Guest]]", "in": "Host.md", "reason": reason},
+                                        {"embed": "![[Guest#Part]]", "in": "Host.md", "reason": reason}]

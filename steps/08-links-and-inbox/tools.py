@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from markdown import Link
+from markdown import Link, find_links
 from notes import parse_note
 from resources import title_of
 from schema import check_schema, defaults, validate
@@ -163,8 +163,15 @@ def get_note(context: Context, arguments: dict) -> dict:
 
 def quote_embeds(context: Context, result: dict, heading: str | None, size: int) -> None:
     """Show in result["text"] what its embeds name, and list those left as links (embeds.py)."""
-    embeds = Embeds(context.vault, context.index.link_graph(), size)
     path = result["path"]
+    try:
+        graph = context.index.link_graph()
+    except NotReady as not_yet:  # the note can be read now; only its embeds need the graph
+        text = result["text"]
+        result["embedsNotShown"] = [{"embed": text[link.span[0] : link.span[1]], "in": path, "reason": str(not_yet)}
+                                    for link in find_links(text) if link.embed]
+        return
+    embeds = Embeds(context.vault, graph, size)
     result["text"] = embeds.expand(result["text"], path, (part_name(path, heading or ""),))
     if embeds.not_shown:
         result["embedsNotShown"] = embeds.not_shown
