@@ -197,6 +197,40 @@ def test_a_worker_killed_halfway_through_an_answer_fails_the_build_at_once(step)
     assert "| workers left: 0 of" in script.stdout  # and the build stopped the workers it had
 
 
+A_FORK_FAILS = """
+import multiprocessing, sys
+from types import SimpleNamespace
+import parallel_build
+parallel_build.PARALLEL_FROM = 1
+first_start, started = parallel_build.start_worker, []
+
+def start_worker(*args):  # the second fork fails, as it does when the system has no processes left
+    started.append(1)
+    if len(started) == 2:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    return first_start(*args)
+
+class Embedder:
+    def embed_documents(self, texts):
+        return [[1.0, 0.5] for _ in texts]
+
+parallel_build.start_worker = start_worker
+read = lambda path: [SimpleNamespace(text=path)] if sys.argv[1] == "7" else ([SimpleNamespace(text=path)], {})
+try:
+    list(parallel_build.embedded_notes([f"Note {i}.md" for i in range(20)], read, Embedder()))
+except OSError as error:
+    print("failed:", error.strerror, "| workers left:", len(multiprocessing.active_children()))
+"""
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda step: step.folder)
+def test_a_fork_that_fails_stops_the_workers_already_started(step):
+    script = subprocess.run([sys.executable, "-c", A_FORK_FAILS, str(step.number)], cwd=step.path,
+                            capture_output=True, text=True, timeout=TIMEOUT)
+    assert script.stdout.strip() == "failed: Resource temporarily unavailable | workers left: 0", \
+        script.stdout + script.stderr
+
+
 class KillingOllama(StandInOllama):
     """A stand-in for Ollama that, at its kill_at-th request for document embeddings,
     SIGKILLs the processes kill() chooses among the server's, and answers 500."""

@@ -66,20 +66,20 @@ def embedded_notes(paths: list[str], read_note, embedder):
             yield from embed_notes(task, read_note, embedder)
         return
     # region embedded-notes
-    with forking_safely():
-        pool = [start_worker(read_note, embedder) for _ in range(workers)]
+    pool = []  # (process, pipe) of each worker started
     try:
+        with forking_safely():
+            for _ in range(workers):
+                pool.append(start_worker(read_note, embedder))
         yield from answers_in_order(tasks, [pipe for _, pipe in pool])
     finally:  # after the last note, or an error: a worker that died, a note the embedder refused
         for process, pipe in pool:
-            process.kill()
-            process.join()
-            pipe.close()
+            stop_worker(process, pipe)
     # endregion embedded-notes
 
 
-def answers_in_order(tasks: list[list[str]], pipes: list) -> list[tuple]:
-    """The notes of every task, in the order of the tasks, whichever worker ends first."""
+def answers_in_order(tasks: list[list[str]], pipes: list):
+    """Yields the notes of every task, in the order of the tasks, whichever worker ends first."""
     unsent = enumerate(tasks)
     sent = {pipe: deque() for pipe in pipes}  # each worker's task numbers, in the order it answers them
     answered = {}
@@ -140,6 +140,13 @@ def start_worker(read_note, embedder) -> tuple:
     return process, ours
 
 
+def stop_worker(process, pipe) -> None:
+    """Killed: a worker holds nothing that must be saved, and may be waiting on Ollama."""
+    process.kill()
+    process.join()  # reaped, so no zombie is left behind
+    pipe.close()
+
+
 def embed_notes(paths: list[str], read_note, embedder) -> list[tuple]:
     """(path, chunks, stored vectors, meta) for each of a few notes, their chunks embedded in one call."""
     read = [(path, *read_note(path)) for path in paths]
@@ -152,8 +159,8 @@ def work(pipe, read_note, embedder) -> None:
     of the server's stdout is never written: a worker says nothing on the protocol's
     channel, not even a flush at exit. Its log goes to stderr through a new file
     object, since another thread may have been writing to the old one, holding its
-    lock, at the fork. The server's signal handlers are undone: Ctrl-C is the
-    server's to handle, which then stops its workers."""
+    lock, at the fork. The server's signal handlers are undone: SIGTERM ends a worker
+    at once, and Ctrl-C is the server's to handle, which then stops its workers."""
     sys.stdout = open(os.devnull, "w")
     inherited, sys.stderr = sys.stderr, open(os.dup(2), "w", buffering=1)
     for handler in logging.getLogger().handlers:
