@@ -55,13 +55,15 @@ class Running:
         return self.client.send(self.client.session_id, call).json()["result"]
 
     def wait_until_searchable(self) -> dict:
+        """The first search answered from the whole index: not an error, nor a partial
+        answer given while the first build runs ("indexed")."""
         deadline = time.monotonic() + TIMEOUT
         while time.monotonic() < deadline:
             result = self.search("river")
-            if not result["isError"]:
+            if not result["isError"] and "indexed" not in result["structuredContent"]:
                 return result
             time.sleep(0.1)
-        pytest.fail(f"search never answered; the log says:\n{self.log()}")
+        pytest.fail(f"search never answered from a whole index; the log says:\n{self.log()}")
 
     def wait_for_log(self, words: str) -> None:
         deadline = time.monotonic() + TIMEOUT
@@ -86,9 +88,11 @@ def serving(step, tmp_path: Path, vault: Path, *flags: str, env: dict | None = N
 
 
 def note_files(index_dir: Path) -> dict[str, bytes]:
-    """The live generation's note files by name, and every notes- folder there is."""
+    """The live generation's note files (the folder index.json names) by name, and every
+    notes- folder there is: a killed build leaves one of its own, half written, beside it."""
     folders = sorted(folder.name for folder in index_dir.glob("notes-*"))
-    return {"folders": folders, **{file.name: file.read_bytes() for file in index_dir.glob("notes-*/*.json")}}
+    live = index_dir / json.loads((index_dir / "index.json").read_text())["generation"]
+    return {"folders": folders, **{file.name: file.read_bytes() for file in live.glob("*.json")}}
 
 
 def children_of(pid: int) -> list[int]:
