@@ -262,22 +262,48 @@ def test_over_stdio_with_the_variable_a_denied_note_is_as_absent(tmp_path):
 def test_an_entry_that_names_a_note_hides_that_note_alone(tmp_path, entry):
     """Named as a link names it, without .md, or with it: the note is denied, not its neighbours."""
     vault = make_vault(tmp_path / "vault")
-    (vault / "private" / "secretive.md").write_text("# Secretive\n\nA neighbour the entry does not name.\n")
+    (vault / "private" / "secretive.md").write_text("# Secretive\n\nA pelicanword neighbour the entry does not name.\n")
     server = StdioServer(find_step(STEP).server, "--vault", str(vault), "--exclude", entry,
                          env=quiet_environment(str(tmp_path / "index")))
     try:
         server.handshake()
         listed = server.ask(rpc("tools/call", id=2, name="list_notes", arguments={}))["result"]
         opened = server.ask(rpc("tools/call", id=3, name="get_note", arguments={"path": "private/secret.md"}))
-        found = server.ask(rpc("tools/call", id=4, name="search_vault",
-                               arguments={"query": "zanzibarquux", "mode": "keyword"}))["result"]
+        searches = [server.ask(rpc("tools/call", id=4 + number, name="search_vault",
+                                   arguments={"query": word, "mode": "keyword"}))["result"]
+                    for number, word in enumerate(["zanzibarquux", "pelicanword"])]
     finally:
         server.stop()
+    found, neighbour = (search["structuredContent"] for search in searches)
+    assert "indexed" not in found and [hit["path"] for hit in neighbour["results"]] == ["private/secretive.md"]
     notes = listed["structuredContent"]["notes"]
     assert "private/secretive.md" in notes and "private/secret.md" not in notes
     assert "Open/link-to-secret.md" not in notes  # a link to it is judged by where it leads
     assert opened["result"]["isError"] is True and opened["result"]["content"][0]["text"].startswith(MISSING)
-    assert not found["isError"] and found["structuredContent"]["results"] == []
+    assert found["results"] == []
+
+
+def test_an_entry_with_a_slash_at_its_end_names_a_folder_alone(tmp_path):
+    with step_modules(find_step(STEP).path):
+        from vault import Vault
+    assert Vault(tmp_path, deny=["Journal"]).denied("journal.md")  # the note beside the folder, as a link names it
+    for entry in ["Journal/", "Journal\\"]:
+        vault = Vault(tmp_path, deny=[entry])
+        assert vault.denied("Journal/day.md") and not vault.denied("Journal.md"), entry
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_create_note_answers_the_same_for_a_denied_note_that_exists_or_not(tmp_path, exists):
+    """It must neither reveal that a denied note exists nor write a note it would then hide."""
+    vault = make_vault(tmp_path / "vault")
+    if exists:
+        (vault / "Inbox").mkdir()
+        (vault / "Inbox" / "Secret.md").write_text("hushhush\n", encoding="utf-8")
+    before = sorted(vault.rglob("*"))
+    with start(vault, "--exclude", "Inbox/secret", "--inbox", "Inbox") as (url, _log):
+        text = refusal(connect(url), "create_note", title="Secret", content="x")
+    assert text == 'The note "Inbox/Secret.md" is on the server\'s deny list (--exclude); choose another title'
+    assert sorted(vault.rglob("*")) == sorted(before + ([] if exists else [vault / "Inbox"]))  # an empty inbox at most
 
 
 def test_a_note_indexed_before_its_folder_was_denied_is_forgotten(tmp_path):

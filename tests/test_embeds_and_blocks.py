@@ -70,6 +70,8 @@ NOTES = {
     "Host.md": "Intro\n\n![[Blocks#^item-2]]\n\nInline ![[Source#Part two]] here.\n\n![[Source]]\n\n"
                "![[chart.png]]\n\n![[Missing note]]\n\n![[Source#No such part]]\n",
     "Linker.md": "See [[Blocks#^para-1]] and [[Blocks]].\n",
+    "Map.md": "- Bread: ![[Source#Part two]]\n- ![[Source#Part two]]\n  ![[Source#Part two]]\n\n"
+              "> [!note] Kept\n> see ![[Source#Part two]] there\n",
     "Cycle A.md": "A text\n\n![[Cycle B]]\n",
     "Cycle B.md": "B text\n\n![[Cycle A]]\n",
     "Self.md": "## One\nfirst\n\n## Two\n![[#One]]\n![[#Two]]\n",
@@ -203,6 +205,17 @@ def test_a_block_a_section_and_a_note_are_quoted_in_place_naming_their_source(em
     assert "kept out" not in note["text"]  # an embedded note's properties are not its text
 
 
+def test_an_embed_stays_inside_its_list_item_or_callout(embed_server):
+    """As Obsidian shows it: the quote continues the item or the callout that holds the embed."""
+    part = embedded("Source.md#Part two", "## Part two\nsecond part text")
+    inside_item = part.replace("\n", "\n  ")
+    assert data(embed_server, "get_note", path="Map")["text"] == (
+        "- Bread: \n  " + inside_item + "\n"  # words before it: the quote starts the item's next line
+        "- " + inside_item + "\n"  # the item's only content: the quote follows its marker
+        "  " + inside_item + "\n\n"  # the item's next line, indented: still inside it
+        "> [!note] Kept\n> see \n> " + part.replace("\n", "\n> ") + "\n>  there\n")
+
+
 def test_files_that_are_not_notes_stay_links_without_a_word(embed_server):
     note = data(embed_server, "get_note", path="Host")
     assert "\n![[chart.png]]\n" in note["text"]
@@ -301,7 +314,8 @@ def test_while_the_link_graph_is_built_a_note_is_read_and_its_embeds_wait(step, 
     from test_index_in_every_copy import WordEmbedder, context, modules_of, write_vault
 
     modules = modules_of(step)
-    notes = {"Host.md": "# Host\n\nBefore ![[Guest]] and ![[Guest#Part]] after.\n", "Guest.md": "# Guest\n\nBorrowed.\n"}
+    notes = {"Host.md": "# Host\n\nBefore ![[Guest]] and ![[Guest#Part]] after. ![[chart.png]]\n",
+             "Guest.md": "# Guest\n\nBorrowed.\n", "Many.md": "![[Guest]]\n" * (MAX_EMBEDS + 5)}
     vault = modules["Vault"](write_vault(tmp_path / "vault", notes))
     index = modules["vault_index"].VaultIndex(vault, WordEmbedder(), tmp_path / "index")  # not started: no graph
     monkeypatch.setattr(modules["vault_index"], "WAIT_FOR_FIRST_BUILD", 0.1)
@@ -312,4 +326,6 @@ def test_while_the_link_graph_is_built_a_note_is_read_and_its_embeds_wait(step, 
     assert "Before ![[Guest]] and ![[Guest#Part]] after." in answer["text"] and "Borrowed" not in answer["text"]
     reason = "The link graph is being built; try again in a moment"
     assert answer["embedsNotShown"] == [{"embed": "![[Guest]]", "in": "Host.md", "reason": reason},
-                                        {"embed": "![[Guest#Part]]", "in": "Host.md", "reason": reason}]
+                                        {"embed": "![[Guest#Part]]", "in": "Host.md", "reason": reason}]  # no chart
+    many = tools.call_tool(tools.TOOLS["get_note"], {"path": "Many.md"}, context(modules, index))["structuredContent"]
+    assert len(many["embedsNotShown"]) == MAX_EMBEDS + 1 and "only 1000" in many["embedsNotShown"][-1]["reason"]

@@ -7,6 +7,8 @@ Decisions:
   symlink out of it, a note too large, all are refused here exactly as there.
 - The embedded text is a quote that names its source, "> Embedded from Glossary.md#^kahm:",
   so a model can tell the note's own words from borrowed ones, and where to read more.
+  It stays inside what holds the embed, as in Obsidian: an embed in a list item is
+  quoted in that item, one in a quote or callout is quoted inside it.
 - Embeds inside embeds are shown too, MAX_DEPTH levels deep. A part already being shown
   (a note, "Note.md#Heading", "Note.md#^id") is not shown again inside itself: A embeds
   B embeds A stops at the second A. A note may show its other sections, as Obsidian's
@@ -21,7 +23,9 @@ Decisions:
   a lookup and perhaps a read: a note of 75,000 embeds would otherwise take seconds,
   and answer with megabytes of reasons.
 """
-from links import NOTE, UNRESOLVED, LinkGraph
+import re
+
+from links import ATTACHMENT_EXTENSIONS, NOTE, UNRESOLVED, LinkGraph, extension_of
 from markdown import Link, find_links
 from notes import parse_note
 from resources import title_of
@@ -29,6 +33,9 @@ from vault import MAX_NOTE_BYTES, Vault, VaultError, shown
 
 MAX_DEPTH = 3  # a note, the notes it embeds, theirs, and theirs
 MAX_EMBEDS = 1000  # embeds looked at in one answer, at every depth
+# What opens a line inside quotes and list items: "> ", "> > ", "- ", "  1. ", "> - [ ] ",
+# or the indent of a list item's next paragraph.
+CONTAINERS = re.compile(r"((?:[ \t]*>[ \t]?)*)([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[.\][ \t]+)?|[ \t]+)?")
 
 
 class Embeds:
@@ -40,9 +47,10 @@ class Embeds:
         self.not_shown: list[dict] = []
         self.looked_at = 0
 
-    def expand(self, text: str, source: str, within: tuple[str, ...]) -> str:
+    def expand(self, text: str, source: str, within: tuple[str, ...], indent: int = 0) -> str:
         """`text`, written in the note `source`, with each note embed replaced by its quote;
-        `within` names the parts being shown, outermost first, `text` last (part_name)."""
+        `within` names the parts being shown, outermost first, `text` last (part_name);
+        `indent`: the bytes that the containers around `text` will put before each line."""
         pieces, done = [], 0
         for link in find_links(text):
             if not link.embed:
@@ -54,16 +62,20 @@ class Embeds:
                     self.skip(text[start:end], source, f"only {MAX_EMBEDS} embeds are looked at in one answer; "
                                                        "this one and those after it stay as written")
                 break
-            quote = self.quote(link, text[start:end], source, within)
+            lead = text[text.rfind("\n", 0, start) + 1 : start]  # the line up to the embed
+            markers = CONTAINERS.match(lead)
+            prefix = markers.group(1) + re.sub(r"\S", " ", markers.group(2) or "")  # "- " continues as "  "
+            quote = self.quote(link, text[start:end], source, within, indent + len(prefix.encode("utf-8")))
             if quote is not None:
-                before = "\n" if start > 0 and text[start - 1] != "\n" else ""
-                after = "\n" if end < len(text) and text[end] != "\n" else ""
-                pieces += [text[done:start], before, quote, after]
+                before = "" if markers.end() == len(lead) else "\n" + prefix  # words before it: a line of its own
+                after = "\n" + prefix if end < len(text) and text[end] != "\n" else ""
+                pieces += [text[done:start], before, quote.replace("\n", "\n" + prefix), after]
                 done = end
         return "".join(pieces) + text[done:]
 
-    def quote(self, link: Link, written: str, source: str, within: tuple[str, ...]) -> str | None:
-        """The quote that replaces one embed, or None (and a reason noted) to leave it."""
+    def quote(self, link: Link, written: str, source: str, within: tuple[str, ...], indent: int) -> str | None:
+        """The quote that replaces one embed, or None (and a reason noted) to leave it;
+        `indent` bytes will stand before each of its lines."""
         found = self.graph.resolved(source, link, "")
         if found.kind != NOTE:
             if found.kind == UNRESOLVED:
@@ -83,11 +95,11 @@ class Embeds:
         if part is None:
             kind = "block" if link.subpath.startswith("^") else "heading"
             return self.skip(written, source, f"{path} has no {kind} {shown(link.subpath)}")
-        cost = quoted_size(part, label, len(within)) - len(written.encode("utf-8"))
+        cost = quoted_size(part, label, len(within), indent) - len(written.encode("utf-8"))
         if cost > self.room:
             return self.skip(written, source, f"the answer would pass {MAX_NOTE_BYTES // 2**20} MiB")
         self.room -= cost
-        inner = self.expand(part, path, within + (label,))
+        inner = self.expand(part, path, within + (label,), indent)
         lines = inner.strip("\n").split("\n")  # a note ends with a line break: no empty "> " last
         return "\n".join(["> Embedded from " + label + ":"] + ["> " + line for line in lines])
 
@@ -95,15 +107,29 @@ class Embeds:
         self.not_shown.append({"embed": written, "in": source, "reason": reason})
 
 
+def waiting_embeds(text: str, source: str, reason: str) -> list[dict]:
+    """The embeds of `text` listed as not shown, for `reason`: the link graph that finds
+    their notes is not there yet. Attachments stay links without a word, as in
+    expand, and MAX_EMBEDS are listed at most, then the first of the rest."""
+    embeds = [text[link.span[0] : link.span[1]] for link in find_links(text)
+              if link.embed and extension_of(link.target) not in ATTACHMENT_EXTENSIONS]
+    listed = [{"embed": written, "in": source, "reason": reason} for written in embeds[:MAX_EMBEDS]]
+    if len(embeds) > MAX_EMBEDS:
+        listed.append({"embed": embeds[MAX_EMBEDS], "in": source, "reason": f"only {MAX_EMBEDS} embeds are "
+                       "listed in one answer; this one and those after it stay as written"})
+    return listed
+
+
 def part_name(path: str, subpath: str) -> str:
     """What a quote is labelled with, and how parts being shown are told apart."""
     return f"{path}#{subpath}" if subpath else path
 
 
-def quoted_size(text: str, label: str, depth: int) -> int:
+def quoted_size(text: str, label: str, depth: int, indent: int = 0) -> int:
     """Bytes the text takes once quoted at this depth under its label: "> " before each
-    line, per level, and the line breaks expand may put around it. Bytes, not characters:
-    a label 'Ü/a.md' is two bytes longer than it is long."""
+    line, per level, `indent` bytes of the containers around it, and the line breaks
+    expand may put around it. Bytes, not characters: a label 'Ü/a.md' is two bytes
+    longer than it is long."""
     lines = text.count("\n") + 2  # its lines and the label's
-    around = 2  # a line break before the quote and one after, where the embed had none
-    return len(f"Embedded from {label}:\n\n{text}".encode("utf-8")) + 2 * depth * lines + around
+    around = 2 * (1 + indent)  # a line break before the quote and one after, where the embed had none
+    return len(f"Embedded from {label}:\n\n{text}".encode("utf-8")) + (2 * depth + indent) * lines + around

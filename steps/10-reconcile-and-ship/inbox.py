@@ -282,6 +282,9 @@ def create_note(vault, inbox_folder: str, title, content, tags=None, today: date
     text = note_text(stem, check_content(content), check_tags(tags), today or datetime.date.today())
     name = stem + NOTE_SUFFIX
     folder, prefix = inbox_path(vault, inbox_folder)
+    if vault.denied(prefix + name):  # whether or not it exists: the answer is the same
+        raise InboxError(f"The note {shown(prefix + name)} is on the server's deny list (--exclude); "
+                         "choose another title")
     with inbox_lock(folder):
         taken = existing_name(folder, name)
         if taken:

@@ -134,7 +134,7 @@ def start_worker(read_note, embedder) -> tuple:
     """A forked worker process, and this process's end of its pipe."""
     ours, theirs = multiprocessing.Pipe()
     fork = multiprocessing.get_context("fork")
-    process = fork.Process(target=work, args=(theirs, read_note, embedder), daemon=True)  # ended with the server
+    process = fork.Process(target=work, args=(theirs, read_note, embedder, os.getpid()), daemon=True)  # ended with us
     process.start()
     theirs.close()  # the worker holds the only copy now: its death ends the pipe
     return process, ours
@@ -154,7 +154,7 @@ def embed_notes(paths: list[str], read_note, embedder) -> list[tuple]:
     return [(path, chunks, vectors, meta) for (path, chunks, vectors), (*_, meta) in zip(embedded, read)]
 
 
-def work(pipe, read_note, embedder) -> None:
+def work(pipe, read_note, embedder, server: int) -> None:
     """A worker's life: a task in, its notes out, until the server kills it. Its copy
     of the server's stdout is never written: a worker says nothing on the protocol's
     channel, not even a flush at exit. Its log goes to stderr through a new file
@@ -168,9 +168,12 @@ def work(pipe, read_note, embedder) -> None:
             handler.stream = sys.stderr
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=exit_with, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=exit_with, args=(server,), daemon=True).start()
     while True:
-        task = pipe.recv()
+        try:
+            task = pipe.recv()
+        except (EOFError, OSError):  # a broken pipe: the server is gone, there is no one to tell
+            os._exit(0)
         try:
             answer = True, embed_notes(task, read_note, embedder)
         except Exception as error:  # the server's build fails with these words
@@ -179,9 +182,10 @@ def work(pipe, read_note, embedder) -> None:
 
 
 def exit_with(parent: int) -> None:
-    """Ends the worker once `parent` is gone. A server that is killed cannot stop its
-    workers, and each would wait for its next task forever: its pipe stays open in
-    the workers forked after it. The loop lasts as long as the worker does."""
+    """Ends the worker once `parent`, the server, is gone. A server that is killed
+    cannot stop its workers, and its ends of their pipes live on in them (each was
+    forked holding copies), so no worker would read an end: each would wait for its
+    next task forever. The loop lasts as long as the worker does."""
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)

@@ -13,11 +13,11 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from markdown import Link, find_links
+from markdown import Link
 from notes import parse_note
 from resources import title_of
 from schema import check_schema, defaults, validate
-from embeds import Embeds, part_name
+from embeds import Embeds, part_name, waiting_embeds
 from inbox import create_note
 from related import related_notes
 from vault import NoteNotFound, Vault, VaultError, page, path_to_uri, shown
@@ -172,9 +172,7 @@ def quote_embeds(context: Context, result: dict, heading: str | None, size: int)
     try:
         graph = context.index.link_graph()
     except NotReady as not_yet:  # the note can be read now; only its embeds need the graph
-        text = result["text"]
-        result["embedsNotShown"] = [{"embed": text[link.span[0] : link.span[1]], "in": path, "reason": str(not_yet)}
-                                    for link in find_links(text) if link.embed]
+        result["embedsNotShown"] = waiting_embeds(result["text"], path, str(not_yet))
         return
     embeds = Embeds(context.vault, graph, size)
     result["text"] = embeds.expand(result["text"], path, (part_name(path, heading or ""),))

@@ -337,15 +337,16 @@ def no_note(relative: str) -> NoteNotFound:
     )
 
 
-def denied_prefixes(name) -> tuple[str, str]:
+def denied_prefixes(name) -> tuple[str, ...]:
     """An entry of the deny list, judged like a model's path, as denied() compares it:
-    'Journal/Health' -> 'journal/health/', so that 'journal/healthy' is not in it; and
-    'journal/health.md/', since the entry may name a note as a link does, without .md."""
+    'Journal/Health' -> 'journal/health/', so that 'journal/healthy' is not in it, and
+    'journal/health.md/': an entry may name a note by its path without .md. An entry
+    that ends with a slash names a folder alone."""
     parts = path_parts(name)
     if not parts:
         raise VaultError(f"{shown(name)} names the whole vault; name a folder inside it")
     folder = comparable("/".join(parts))
-    return folder + "/", folder + ".md/"
+    return (folder + "/",) if str(name).endswith(("/", "\\")) else (folder + "/", folder + ".md/")
 
 
 def comparable(relative: str) -> str:
