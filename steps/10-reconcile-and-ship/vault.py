@@ -25,10 +25,10 @@ Decisions:
   check leads nowhere. list_notes does not enter symlinked folders: no loops, no
   escapes, no note listed twice; a folder it cannot read is logged once.
 - The deny list (--exclude) names folders the server must never show, or notes: a
-  note in one is as absent as a note that does not exist, to every tool, resource, index and the
-  watcher, since each reads through here. A folder is compared by its segments,
-  ignoring case and Unicode spelling ('Private', 'private', an NFD 'Privé'): denying
-  too much is the safe mistake. A denied name is never looked up on disk, and where a
+  denied note is as absent as a note that does not exist, to every tool, resource,
+  index and the watcher, since each reads through here. A folder is compared by its
+  segments, ignoring case and Unicode spelling ('Private', 'private', an NFD 'Privé'):
+  denying too much is the safe mistake. A denied name is never looked up on disk, and where a
   symbolic link leads is judged as well as its name.
 - Obsidian's excluded files (excluded_files.py) are not hidden: list_notes leaves them
   out, as Obsidian's search does, but they can be opened, and all_notes has them.
@@ -130,6 +130,7 @@ class Vault:
         self.root = Path(root).resolve(strict=True)  # once: every check compares with this
         if not self.root.is_dir():
             raise NotADirectoryError(f"The vault {root} is not a folder")
+        # What denied() compares with: each entry as a folder and, most often, as a note too.
         self.denied_folders = tuple(prefix for name in deny for prefix in denied_prefixes(name))
         self.excluded = ExcludedFiles.read(self.root)
         self._lock = threading.Lock()  # handler threads share the listing below
