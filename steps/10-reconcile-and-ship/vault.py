@@ -28,8 +28,8 @@ Decisions:
   denied note is as absent as a note that does not exist, to every tool, resource,
   index and the watcher, since each reads through here. A folder is compared by its
   segments, ignoring case and Unicode spelling ('Private', 'private', an NFD 'Privé'):
-  denying too much is the safe mistake. A denied name is never looked up on disk, and where a
-  symbolic link leads is judged as well as its name.
+  denying too much is the safe mistake. A denied name is never looked up on disk, and
+  where a symbolic link leads is judged as well as its name.
 - Obsidian's excluded files (excluded_files.py) are not hidden: list_notes leaves them
   out, as Obsidian's search does, but they can be opened, and all_notes has them.
 - A note larger than MAX_NOTE_BYTES (1 MiB) is refused, with its size: it would
