@@ -62,12 +62,11 @@ class Embeds:
                     self.skip(text[start:end], source, f"only {MAX_EMBEDS} embeds are looked at in one answer; "
                                                        "this one and those after it stay as written")
                 break
-            lead = text[text.rfind("\n", 0, start) + 1 : start]  # the line up to the embed
-            markers = CONTAINERS.match(lead)
+            markers = CONTAINERS.match(text, text.rfind("\n", 0, start) + 1, start)  # in the line up to the embed
             prefix = markers.group(1) + re.sub(r"\S", " ", markers.group(2) or "")  # "- " continues as "  "
             quote = self.quote(link, text[start:end], source, within, indent + len(prefix.encode("utf-8")))
             if quote is not None:
-                before = "" if markers.end() == len(lead) else "\n" + prefix  # words before it: a line of its own
+                before = "" if markers.end() == start else "\n" + prefix  # words before it: a line of its own
                 after = "\n" + prefix if end < len(text) and text[end] != "\n" else ""
                 pieces += [text[done:start], before, quote.replace("\n", "\n" + prefix), after]
                 done = end
