@@ -9,6 +9,8 @@ On disk, in a folder of the user's cache (default_index_dir), never in the vault
                                           and the meta its writer gave (reconcile.py
                                           keeps the note's size and time there, and
                                           its links)
+        keywords.postings         the keyword postings, for the next load
+                                  (stored_keywords.py)
 
 Why one file per note. Editing a note must cost time in proportion to that note,
 not to the vault: re-indexing it replaces its one file, and nothing else is
@@ -34,10 +36,11 @@ of that note replaces it. One process writes an index at a time.
 In memory, chunks live in rows: parallel lists of chunk, vector and sketch, so
 the hot loop in vector_search.nearest_sketched walks plain lists. A removed chunk
 leaves an empty row that the next added chunk reuses. Keyword postings
-(keyword_index.py) are filled as a build adds rows, but after a load, not by it,
-because tokenizing every chunk takes longer than loading the vectors: the server
-has keywords() build them in its index thread right after the load. Searches that
-arrive meanwhile wait for them, since building them holds the index's lock.
+(keyword_index.py) are filled as a build adds rows. A load takes them from the copy
+stored beside the notes if it fits them (stored_keywords.py); if not, the server has
+keywords() build them from the chunks in its index thread right after the load, since
+tokenizing every chunk takes longer than loading the vectors. Searches that arrive
+meanwhile wait for them, since building them holds the index's lock.
 """
 import contextlib
 import functools
@@ -55,6 +58,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
 
+import stored_keywords
 from keyword_index import KeywordIndex, weighted_terms
 from vector_search import SHORTLIST, StoredVector, check_step, decode_codes, empty_sketch, encode_codes, nearest_exact
 from vector_search import nearest_sketched, quantize, sketch, unit_vector
@@ -208,6 +212,14 @@ def read_note_file(file: str, dimension: int):
     except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise IndexCorrupt(f"index file {file} is damaged ({error}); rebuild the index") from None
     return path, chunks, vectors, meta
+
+
+def note_entries(folder: Path, order: dict[str, int]) -> list[os.DirEntry]:
+    """The note files of a generation folder (plain strings: pathlib would add a tenth to
+    the load), the notes `order` places first, in its order (stored_keywords.py)."""
+    names = {note_file_name(path): place for path, place in order.items()}
+    entries = [entry for entry in os.scandir(folder) if entry.name.endswith(".json")]  # not a crash's .json.tmp
+    return sorted(entries, key=lambda entry: names.get(entry.name, len(names)))
 
 
 @contextlib.contextmanager
@@ -380,6 +392,7 @@ class Index:
         self.generation = generation
         self.shortlist = SHORTLIST
         self.lock = threading.RLock()
+        self.saving = threading.Lock()
         # Rows: row r holds chunks[r], vectors[r] (a StoredVector) and sketches[r]; an empty row
         # holds None, None and a sketch no query comes near (see vector_search.empty_sketch).
         self.empty_sketch = empty_sketch(dimension)
@@ -393,6 +406,8 @@ class Index:
         self.rows_by_tag: dict[str, array] = {}
         self.meta_by_note: dict[str, dict] = {}  # every note that has a file, with its meta ({} if none)
         self._keywords: KeywordIndex | None = None  # built on first use, see keywords()
+        self.writes = 0  # note files written since the load or build
+        self.keywords_stored: int | None = None  # the value of writes when the stored postings were
 
     @property
     def notes_dir(self) -> Path:
@@ -433,14 +448,16 @@ class Index:
         if not index.notes_dir.is_dir():
             raise IndexCorrupt(f"index folder {index.notes_dir} is missing; rebuild the index")
         with cycle_collector_paused():
-            for entry in os.scandir(index.notes_dir):  # plain strings: pathlib would add a tenth to the load
-                if not entry.name.endswith(".json"):  # a leftover .json.tmp of a crash is not read
-                    continue
+            copy = stored_keywords.read_copy(index.notes_dir)
+            stamps = {}
+            for entry in note_entries(index.notes_dir, stored_keywords.note_order(copy)):
                 if not entry.is_file(follow_symlinks=False):  # never written here; a FIFO would block the read
                     raise IndexCorrupt(f"{entry.path} is not a file; rebuild the index")
                 path, chunks, vectors, meta = read_note_file(entry.path, dimension)
+                stamps[path] = stored_keywords.file_stamp(entry.stat(follow_symlinks=False))
                 index._add_rows(path, chunks, vectors)
                 index.meta_by_note[path] = meta
+            index.use_stored_keywords(copy, stamps)
         return index
 
     @classmethod
@@ -510,6 +527,7 @@ class Index:
         vectors = self._stored_vectors(chunks, vectors)
         with self.lock:  # the file first: if writing fails, memory still matches the disk
             write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
+            self.writes += 1
             self._remove_rows(path)
             self._add_rows(path, chunks, vectors)
             self.meta_by_note[path] = meta or {}
@@ -522,6 +540,7 @@ class Index:
             rows = self.rows_by_note.get(path, [])
             chunks, vectors = [self.chunks[row] for row in rows], [self.vectors[row] for row in rows]
             write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
+            self.writes += 1
             self.meta_by_note[path] = meta
 
     def remove_note(self, path: str) -> None:
@@ -530,6 +549,7 @@ class Index:
             if file.exists():
                 file.unlink()
                 fsync_directory(self.notes_dir)
+                self.writes += 1
             self._remove_rows(path)
             self.meta_by_note.pop(path, None)
 
@@ -633,6 +653,45 @@ class Index:
                         keywords.add(row, chunk_terms(chunk))
                 self._keywords = keywords
             return self._keywords
+
+    def use_stored_keywords(self, copy, stamps: dict[str, list[int]]) -> None:
+        """Take the stored postings (stored_keywords.read_copy) if they fit the notes just
+        loaded, and tokenize only the notes added since; if they do not fit, keywords()
+        builds the postings from the chunks."""
+        keywords = stored_keywords.fit(copy, self.rows_by_note, stamps)
+        if keywords is None:
+            return
+        stored_rows = len(keywords.lengths)
+        for row in range(stored_rows, len(self.chunks)):  # the notes added since, if any
+            keywords.add(row, chunk_terms(self.chunks[row]))
+        self._keywords = keywords
+        self.keywords_stored = 0 if stored_rows == len(self.chunks) else None  # else store them with those
+
+    def has_keywords(self) -> bool:
+        return self._keywords is not None
+
+    def save_keywords(self) -> bool:
+        """Store the postings for the next load; False if they are stored as they are. They
+        are written while the lock is held (a copy to write from would take as much memory
+        again), then forced to disk and put in place after it is let go, as
+        write_json_atomically does."""
+        file = self.notes_dir / stored_keywords.FILE
+        temporary = file.with_name(file.name + ".tmp")
+        with self.saving:  # one save at a time: they would share the .tmp
+            if self._keywords is None or self.keywords_stored == self.writes:  # writes only grow
+                return False
+            with open(temporary, "wb") as handle:
+                with self.lock:
+                    writes, notes = self.writes, list(self.rows_by_note.items())
+                    stamps = [stored_keywords.file_stamp(os.stat(self.notes_dir / note_file_name(path)))
+                              for path, _ in notes]
+                    stored_keywords.write_copy(handle, self._keywords, notes, stamps)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, file)
+            fsync_directory(self.notes_dir)
+            self.keywords_stored = writes
+        return True
 
 
 class ProgressLine:

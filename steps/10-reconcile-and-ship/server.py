@@ -85,7 +85,6 @@ def main():
         shut_down(watcher, hub)
 
 
-# region watch
 def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
     """A watcher that feeds each changed note to the index and tells the hub.
 
@@ -100,7 +99,6 @@ def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
     watcher.start()
     log.info("watching the vault every %g s (debounce %g s)", args.watch_interval, args.debounce)
     return watcher
-# endregion watch
 
 
 def shut_down(watcher: Watcher, hub: Hub) -> None:

@@ -28,6 +28,7 @@ from vault import Vault, VaultError, path_parts
 
 log = logging.getLogger("index")
 WAIT_FOR_FIRST_BUILD = 5.0  # seconds a search waits for the index before saying it is not ready
+SAVE_KEYWORDS_AFTER = 30.0  # seconds without a change before the watcher's changes are stored
 
 
 class NotReady(Exception):
@@ -45,6 +46,7 @@ class VaultIndex:
         self.stale = 0  # notes reconcile has yet to check (staleness)
         self.building: Index | None = None  # the first build's index while it grows, searched meanwhile
         self.build_lock = threading.Lock()  # one build at a time
+        self.save_lock, self.save_timer = threading.Lock(), None  # see save_keywords_later
 
     def start(self, rebuild: bool = False) -> threading.Thread:
         """Load the index, or build it if there is none, in a thread of its own."""
@@ -68,8 +70,9 @@ class VaultIndex:
             self.links_ready.set()
             self.ready.set()
         index = self.index
-        if index is not None:  # the keyword postings take seconds on a large vault: now, not in a search
+        if index is not None:  # postings not stored take seconds on a large vault: now, not in a search
             index.keywords()
+            self.save_keywords()
 
     def catch_up(self) -> bool:
         """Load the stored index and link graph, answer from them at once, and bring them
@@ -91,6 +94,7 @@ class VaultIndex:
         """The stored index, and the link graph stored with it, which answers use from now on.
         Until reconcile has checked every note, they say how many it has yet to check."""
         index = Index.load(self.directory, self.embedder.name, self.dimension())
+        log.info("index: keyword postings %s", "loaded with it" if index.has_keywords() else "to build from the chunks")
         for path in [path for path in index.note_meta() if self.never_listed(path)]:
             index.remove_note(path)  # gone before the first answer, chunks or none (an excluded file)
         metas = index.note_meta()
@@ -163,11 +167,32 @@ class VaultIndex:
             if self.links is None:  # a first build: the links came with the notes
                 self.links = LinkGraph.from_entries(self.vault, stored_entries(self.index.note_meta()))
                 self.links_ready.set()
+            self.save_keywords()
             return self.index
         finally:
             self.building = None
             self.build_lock.release()
     # endregion rebuild
+
+    def save_keywords(self) -> None:
+        """Store the search index's keyword postings, so that the next start loads them
+        (stored_keywords.py). A copy that cannot be written costs the next start time only."""
+        index = self.index
+        try:
+            if index is not None and index.save_keywords():
+                log.info("index: keyword postings stored")
+        except OSError as error:  # a full disk; the generation folder replaced by a rebuild
+            log.warning("index: the keyword postings could not be stored: %s", error)
+
+    def save_keywords_later(self) -> None:
+        """Save SAVE_KEYWORDS_AFTER seconds after the last of a run of changes, not after each:
+        a copy of a large vault's postings takes a second to write."""
+        with self.save_lock:
+            if self.save_timer is not None:
+                self.save_timer.cancel()
+            self.save_timer = threading.Timer(SAVE_KEYWORDS_AFTER, self.save_keywords)
+            self.save_timer.daemon = True  # one not yet saved at exit: the next start builds them
+            self.save_timer.start()
 
     def note_chunks(self, path: str) -> list[Chunk]:
         return self.read_parts(path)[0]
@@ -202,7 +227,6 @@ class VaultIndex:
         ]
         return chunks, entry_of(note, text)
 
-    # region one-note
     def update_note(self, path: str) -> None:
         """A note is new or changed: read it again into the link graph and the search index.
         Called by the watcher's one worker, so two updates of one note never race."""
@@ -216,7 +240,7 @@ class VaultIndex:
             # stores the note's stamp and links, so the next start's reconcile need not read it.
             outcome = refresh_note(self, path)
             log.debug("index: %s %s", path, outcome)
-    # endregion one-note
+        self.save_keywords_later()
 
     def remove_note(self, path: str) -> None:
         """A note is gone (deleted, or renamed away): forget it in both."""
@@ -226,6 +250,7 @@ class VaultIndex:
         with self.build_lock:
             if self.index is not None:
                 self.index.remove_note(path)
+        self.save_keywords_later()
 
     def current(self) -> Index | None:
         """The search index, waiting briefly for the first build; None if there is none yet."""
