@@ -8,6 +8,7 @@ In this process, on step 10's Index and VaultIndex; then a real server killed be
 could store what its watcher changed."""
 import json
 import os
+import random
 import shutil
 import signal
 import sys
@@ -161,6 +162,10 @@ def damaged(copy: bytes, how: str) -> bytes:
         header["terms"][0][0] = 5
     elif how == "a count that is no number":
         header["terms"][0][1] = "12"
+    elif how == "a note of 2**40 chunks":
+        header["notes"][0][1] = 2**40
+    elif how == "a note named by a number":
+        header["notes"][0][0] = 7
     elif how == "not json":
         return b"\x00garbage\n" + numbers
     elif how == "empty":
@@ -170,7 +175,8 @@ def damaged(copy: bytes, how: str) -> bytes:
 
 @pytest.mark.parametrize("how", ["a row past the end", "a term one number longer", "cut short", "numbers left over",
                                  "another byte order", "another format", "notes not a list", "a note listed twice",
-                                 "a term that is no text", "a count that is no number", "not json", "empty"])
+                                 "a term that is no text", "a count that is no number", "a note of 2**40 chunks",
+                                 "a note named by a number", "not json", "empty"])
 def test_a_damaged_copy_is_never_used_and_the_index_still_loads(index_dir, how):
     file = index_dir / load(index_dir).generation / stored_keywords.FILE
     file.write_bytes(damaged(file.read_bytes(), how))
@@ -178,6 +184,30 @@ def test_a_damaged_copy_is_never_used_and_the_index_still_loads(index_dir, how):
     again = load(index_dir)
     assert not again.has_keywords()
     assert postings_by_chunk(again) == built_from_chunks(index_dir)
+
+
+def test_a_copy_mangled_at_random_never_stops_a_load(index_dir):
+    """Any value of the header replaced by one of another kind, bytes overwritten, the file
+    cut: the load goes on, and postings it takes answer a search."""
+    file = index_dir / load(index_dir).generation / stored_keywords.FILE
+    good = file.read_bytes()
+    line, _, numbers = good.partition(b"\n")
+    odd = [None, -1, 2**40, 1.5, True, "", "Kitchen/Note 01.md", [], {}, [7], ["x"]]
+    chance = random.Random(7)
+    for _ in range(300):
+        header = json.loads(line)
+        place, key = header, chance.choice(list(header))
+        while isinstance(place[key], (list, dict)) and place[key] and chance.random() < 0.7:
+            place = place[key]
+            key = chance.choice(list(place)) if isinstance(place, dict) else chance.randrange(len(place))
+        place[key] = chance.choice(odd)
+        mangled = bytearray(json.dumps(header).encode() + b"\n" + numbers)
+        for _ in range(chance.randint(0, 3)):
+            mangled[chance.randrange(len(mangled))] = chance.randrange(256)
+        file.write_bytes(bytes(mangled[:chance.choice([len(mangled), chance.randrange(len(mangled))])]))
+        index = load(index_dir)
+        keywords = index.keywords()
+        keywords.scores(list(keywords.postings)[:20])
 
 
 def test_a_copy_is_written_whole_or_not_at_all(index_dir):

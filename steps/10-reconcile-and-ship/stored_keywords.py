@@ -59,7 +59,8 @@ def note_order(copy: tuple[dict, memoryview] | None) -> dict[str, int]:
     notes = copy[0].get("notes") if copy else None
     if not isinstance(notes, list):
         return {}
-    return {note[0]: place for place, note in enumerate(notes) if isinstance(note, list) and note}
+    return {note[0]: place for place, note in enumerate(notes) if isinstance(note, list) and note
+            and isinstance(note[0], str)}
 
 
 # region fit
@@ -72,7 +73,8 @@ def fit(copy, rows_by_note: dict[str, list[int]], stamps: dict[str, list[int]]) 
     try:
         row = 0
         for path, chunks, *stamp in header["notes"]:
-            if rows_by_note.get(path) != list(range(row, row + chunks)) or stamps.get(path) != stamp:
+            rows = rows_by_note.get(path, [])  # the rows this load gave the note: they must be the next
+            if len(rows) != chunks or rows != list(range(row, row + len(rows))) or stamps.get(path) != stamp:
                 return None
             row += chunks
         return postings_from(header["terms"], Numbers(data), row)
