@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from helpers import step_modules
-from test_step10_reconcile_and_ship import built, serving, vault  # noqa: F401 (vault is a fixture)
+from test_step10_reconcile_and_ship import A_MINUTE_AGO, serving, vault  # noqa: F401 (vault is a fixture)
 
 STEPS = Path(__file__).resolve().parent.parent / "steps"
 
@@ -247,17 +247,19 @@ def test_a_server_killed_before_it_stores_its_postings_answers_rightly_after_a_r
     kimchi = vault / "Ferments" / "Kimchi.md"
     text = kimchi.read_text()
     kimchi.write_text(text + "\nAn oldmarkerword.\n")
-    built(tmp_path, vault)
+    os.utime(kimchi, ns=(A_MINUTE_AGO, A_MINUTE_AGO))  # trusted: the next start reads no note
     flags = ("--vault", str(vault), "--index-dir", str(tmp_path / "index"), "--watch-interval", "0.1")
+    with serving(tmp_path, *flags) as server:  # the first build, which stores the postings
+        server.wait_for_log(r"index: keyword postings stored")
 
     with serving(tmp_path, *flags) as server:
-        server.wait_until_searchable()
+        server.wait_for_log(r"reconciled: 0 new, 0 changed, 0 removed, \d+ unchanged \(0 touched")  # none to store
         assert "index: keyword postings loaded with it" in server.log()
         kimchi.write_text(text + "\nA newmarkerword.\n")
         deadline = time.monotonic() + 15
         while server.found("newmarkerword") != ["Ferments/Kimchi.md"] and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert server.found("oldmarkerword") == []
+        assert server.found("newmarkerword") == ["Ferments/Kimchi.md"] and server.found("oldmarkerword") == []
         server.process.send_signal(signal.SIGKILL)  # long before the watcher's change is stored
         server.process.wait()
 
