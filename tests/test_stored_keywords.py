@@ -274,3 +274,21 @@ def test_a_server_killed_before_it_stores_its_postings_answers_rightly_after_a_r
         server.wait_until_searchable()
         assert "index: keyword postings loaded with it" in server.log()
         assert server.found("newmarkerword") == ["Ferments/Kimchi.md"]
+
+
+def test_a_server_stopped_cleanly_stores_what_its_watcher_changed(tmp_path, vault):
+    """As a desktop client stops it, within the quiet time after an edit."""
+    flags = ("--vault", str(vault), "--index-dir", str(tmp_path / "index"), "--watch-interval", "0.1")
+    with serving(tmp_path, *flags) as server:  # the first build, which stores the postings
+        server.wait_for_log(r"index: keyword postings stored")
+        kimchi = vault / "Ferments" / "Kimchi.md"
+        kimchi.write_text(kimchi.read_text() + "\nA stoppedmarkerword.\n")
+        deadline = time.monotonic() + 15
+        while server.found("stoppedmarkerword") != ["Ferments/Kimchi.md"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.found("stoppedmarkerword") == ["Ferments/Kimchi.md"]
+    # serving() has stopped it with SIGTERM, as Ctrl-C or a service manager does
+    with serving(tmp_path, *flags) as server:
+        server.wait_until_searchable()
+        assert "index: keyword postings loaded with it" in server.log()
+        assert server.found("stoppedmarkerword") == ["Ferments/Kimchi.md"]

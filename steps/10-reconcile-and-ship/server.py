@@ -82,7 +82,7 @@ def main():
     except KeyboardInterrupt:
         pass
     finally:
-        shut_down(watcher, hub)
+        shut_down(watcher, hub, index)
 
 
 def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
@@ -101,11 +101,13 @@ def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
     return watcher
 
 
-def shut_down(watcher: Watcher, hub: Hub) -> None:
-    """Let the job in hand finish, so no note's index file is left half written,
-    and end every open stream, so clients see an end rather than a cut."""
+def shut_down(watcher: Watcher, hub: Hub, index: VaultIndex) -> None:
+    """Let the job in hand finish, so no note's index file is left half written, and end
+    every open stream, so clients see an end rather than a cut. Then store the keyword
+    postings if the watcher changed them since they were: the next start loads them."""
     watcher.stop()
     hub.close()
+    index.save_keywords()
     log.info("stopped")
 
 
