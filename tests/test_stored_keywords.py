@@ -13,6 +13,7 @@ import shutil
 import signal
 import sys
 import time
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -136,11 +137,14 @@ def test_a_note_removed_after_the_copy_means_the_postings_are_built(index_dir):
 
 
 def damaged(copy: bytes, how: str) -> bytes:
-    """The stored copy with one thing wrong: a JSON header line, then 4-byte numbers
-    (each row's length, then each term's rows and counts)."""
-    line, _, numbers = copy.partition(b"\n")
+    """The stored copy with one thing wrong: a JSON header line, then 4-byte numbers (each
+    row's length, then each term's rows and counts), then a CRC-32 of all before it, made
+    right again unless the damage is to it, so that each check after it is reached."""
+    line, _, numbers = copy[:-4].partition(b"\n")
     header = json.loads(line)
     first_row_of_first_term = 4 * sum(note[1] for note in header["notes"])
+    if how == "a byte flipped":
+        return copy[:-20] + bytes([copy[-20] ^ 1]) + copy[-19:]
     if how == "a row past the end":
         numbers = numbers[:first_row_of_first_term] + (10**6).to_bytes(4, sys.byteorder) \
             + numbers[first_row_of_first_term + 4:]
@@ -152,6 +156,8 @@ def damaged(copy: bytes, how: str) -> bytes:
         numbers += bytes(4)
     elif how == "another byte order":
         header["layout"]["byteorder"] = "big" if sys.byteorder == "little" else "little"
+    elif how == "another tokenizer":
+        header["tokenizer"] = "0" * 16
     elif how == "another format":
         header["format"] = 99
     elif how == "notes not a list":
@@ -166,17 +172,23 @@ def damaged(copy: bytes, how: str) -> bytes:
         header["notes"][0][1] = 2**40
     elif how == "a note named by a number":
         header["notes"][0][0] = 7
+    elif how == "a note named with a lone surrogate":
+        header["notes"][0][0] = "Kitchen/\ud800.md"
     elif how == "not json":
-        return b"\x00garbage\n" + numbers
+        line = b"\x00garbage"
     elif how == "empty":
         return b""
-    return json.dumps(header).encode() + b"\n" + numbers
+    if how != "not json":
+        line = json.dumps(header).encode()
+    body = line + b"\n" + numbers
+    return body + zlib.crc32(body).to_bytes(4, "big")
 
 
-@pytest.mark.parametrize("how", ["a row past the end", "a term one number longer", "cut short", "numbers left over",
-                                 "another byte order", "another format", "notes not a list", "a note listed twice",
-                                 "a term that is no text", "a count that is no number", "a note of 2**40 chunks",
-                                 "a note named by a number", "not json", "empty"])
+@pytest.mark.parametrize("how", ["a byte flipped", "a row past the end", "a term one number longer", "cut short",
+                                 "numbers left over", "another byte order", "another tokenizer", "another format",
+                                 "notes not a list", "a note listed twice", "a term that is no text",
+                                 "a count that is no number", "a note of 2**40 chunks", "a note named by a number",
+                                 "a note named with a lone surrogate", "not json", "empty"])
 def test_a_damaged_copy_is_never_used_and_the_index_still_loads(index_dir, how):
     file = index_dir / load(index_dir).generation / stored_keywords.FILE
     file.write_bytes(damaged(file.read_bytes(), how))
@@ -186,28 +198,48 @@ def test_a_damaged_copy_is_never_used_and_the_index_still_loads(index_dir, how):
     assert postings_by_chunk(again) == built_from_chunks(index_dir)
 
 
-def test_a_copy_mangled_at_random_never_stops_a_load(index_dir):
-    """Any value of the header replaced by one of another kind, bytes overwritten, the file
-    cut: the load goes on, and postings it takes answer a search."""
+def test_a_copy_mangled_at_random_never_stops_a_load_nor_gives_other_postings(index_dir):
+    """A value of the header replaced by one of another kind (the checksum made right, so
+    the header's own checks are reached: the load goes on), or bytes overwritten, or the
+    file cut, as a disk might (the checksum refuses them all)."""
     file = index_dir / load(index_dir).generation / stored_keywords.FILE
     good = file.read_bytes()
-    line, _, numbers = good.partition(b"\n")
-    odd = [None, -1, 2**40, 1.5, True, "", "Kitchen/Note 01.md", [], {}, [7], ["x"]]
+    line, _, numbers = good[:-4].partition(b"\n")
+    odd = [None, -1, 2**40, 1.5, True, "", "\ud800", "Kitchen/Note 01.md", [], {}, [7], ["x"]]
     chance = random.Random(7)
     for _ in range(300):
-        header = json.loads(line)
-        place, key = header, chance.choice(list(header))
-        while isinstance(place[key], (list, dict)) and place[key] and chance.random() < 0.7:
-            place = place[key]
-            key = chance.choice(list(place)) if isinstance(place, dict) else chance.randrange(len(place))
-        place[key] = chance.choice(odd)
-        mangled = bytearray(json.dumps(header).encode() + b"\n" + numbers)
-        for _ in range(chance.randint(0, 3)):
-            mangled[chance.randrange(len(mangled))] = chance.randrange(256)
-        file.write_bytes(bytes(mangled[:chance.choice([len(mangled), chance.randrange(len(mangled))])]))
+        edited = chance.random() < 0.5
+        if edited:
+            header = json.loads(line)
+            place, key = header, chance.choice(list(header))
+            while isinstance(place[key], (list, dict)) and place[key] and chance.random() < 0.7:
+                place = place[key]
+                key = chance.choice(list(place)) if isinstance(place, dict) else chance.randrange(len(place))
+            place[key] = chance.choice(odd)
+            body = json.dumps(header).encode() + b"\n" + numbers
+            mangled = body + zlib.crc32(body).to_bytes(4, "big")
+        else:
+            mangled = bytearray(good)
+            for _ in range(chance.randint(1, 3)):
+                mangled[chance.randrange(len(mangled))] ^= chance.randrange(1, 256)
+            mangled = bytes(mangled[:chance.choice([len(mangled), chance.randrange(len(mangled))])])
+        file.write_bytes(mangled)
         index = load(index_dir)
-        keywords = index.keywords()
+        assert edited or not index.has_keywords()  # the checksum refuses what a disk does
+        keywords = index.keywords()  # and what an edit leaves in shape still answers a search
         keywords.scores(list(keywords.postings)[:20])
+
+
+def test_a_copy_made_by_another_tokenizer_is_not_used(index_dir, tmp_path):
+    """As after an upgrade, or a reader's edit of keyword_index.py: the same chunks, other terms."""
+    changed = tmp_path / "changed-step"
+    shutil.copytree(STEPS / "10-reconcile-and-ship", changed, ignore=shutil.ignore_patterns("__pycache__"))
+    tokenizer = changed / "keyword_index.py"
+    tokenizer.write_text(tokenizer.read_text().replace('    a about after', '    a after'), encoding="utf-8")
+    with step_modules(changed):
+        from index import Index as ChangedIndex
+    assert not ChangedIndex.load(index_dir, EMBEDDER.name, EMBEDDER.dimension).has_keywords()
+    assert load(index_dir).has_keywords()
 
 
 def test_a_copy_is_written_whole_or_not_at_all(index_dir):
@@ -223,7 +255,7 @@ def test_a_copy_is_written_whole_or_not_at_all(index_dir):
 
 
 def test_the_watchers_changes_are_stored_once_a_while_after_the_last(index_dir, monkeypatch):
-    monkeypatch.setattr(vault_index_module, "SAVE_KEYWORDS_AFTER", 0.5)
+    monkeypatch.setattr(vault_index_module, "SAVE_KEYWORDS_AFTER", 2.0)
     vault_index = VaultIndex(Vault(index_dir.parent / "vault"), EMBEDDER, index_dir)
     vault_index.start().join(timeout=30)
     copy = vault_index.index.notes_dir / stored_keywords.FILE
@@ -239,6 +271,25 @@ def test_the_watchers_changes_are_stored_once_a_while_after_the_last(index_dir, 
     again = load(index_dir)
     assert again.has_keywords() and again.keywords_stored == 0
     assert [again.chunks[row].path for row in again.keywords().scores(["watchedword2"])] == ["Kitchen/Note 02.md"]
+
+
+def test_the_timer_waits_for_a_build_under_way(index_dir, monkeypatch):
+    """A reindex's end removes the folder of the index it replaces: no copy is written there meanwhile."""
+    monkeypatch.setattr(vault_index_module, "SAVE_KEYWORDS_AFTER", 0.5)
+    vault_index = VaultIndex(Vault(index_dir.parent / "vault"), EMBEDDER, index_dir)
+    vault_index.start().join(timeout=30)
+    copy = vault_index.index.notes_dir / stored_keywords.FILE
+    stored_at = copy.stat().st_mtime_ns
+    note = index_dir.parent / "vault" / "Kitchen" / "Note 05.md"
+    note.write_text(note.read_text() + "\nbuiltword\n", encoding="utf-8")
+    vault_index.update_note("Kitchen/Note 05.md")
+    with vault_index.build_lock:  # as a rebuild holds it
+        time.sleep(1.5)
+        assert copy.stat().st_mtime_ns == stored_at
+    deadline = time.monotonic() + 15
+    while copy.stat().st_mtime_ns == stored_at and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert load(index_dir).has_keywords()
 
 
 # A real server, killed before it stores what its watcher changed.

@@ -208,7 +208,8 @@ def cycle_collector_paused():
     """Pause Python's cycle collector for the block, and spare it what the block made. A
     load makes hundreds of thousands of objects that all stay, in no cycle: the collector
     would walk them again and again and free none. gc.freeze puts every object there is
-    where no collection looks; one that goes later is still freed, by its reference count."""
+    where no collection looks; one that goes later is still freed by its reference count,
+    unless it is caught in a cycle: a few such objects are kept for good, once a load."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -227,7 +227,8 @@ def cycle_collector_paused():
     """Pause Python's cycle collector for the block, and spare it what the block made. A
     load makes hundreds of thousands of objects that all stay, in no cycle: the collector
     would walk them again and again and free none. gc.freeze puts every object there is
-    where no collection looks; one that goes later is still freed, by its reference count."""
+    where no collection looks; one that goes later is still freed by its reference count,
+    unless it is caught in a cycle: a few such objects are kept for good, once a load."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -456,7 +457,7 @@ class Index:
                 if not entry.is_file(follow_symlinks=False):  # never written here; a FIFO would block the read
                     raise IndexCorrupt(f"{entry.path} is not a file; rebuild the index")
                 path, chunks, vectors, meta = read_note_file(entry.path, dimension)
-                stamps[path] = stored_keywords.file_stamp(entry.stat(follow_symlinks=False))
+                stamps[path] = stored_keywords.file_stamp(entry.inode(), entry.stat(follow_symlinks=False))
                 index._add_rows(path, chunks, vectors)
                 index.meta_by_note[path] = meta
             index.use_stored_keywords(copy, stamps)
@@ -669,6 +670,10 @@ class Index:
         self._keywords = keywords
         self.keywords_stored = 0 if stored_rows == len(self.chunks) else None  # else store them with those
 
+    def note_file_stamp(self, path: str) -> list[int]:
+        info = os.stat(self.notes_dir / note_file_name(path))
+        return stored_keywords.file_stamp(info.st_ino, info)
+
     def has_keywords(self) -> bool:
         return self._keywords is not None
 
@@ -682,15 +687,19 @@ class Index:
         with self.saving:  # one save at a time: they would share the .tmp
             if self._keywords is None or self.keywords_stored == self.writes:  # writes only grow
                 return False
-            with open(temporary, "wb") as handle:
-                with self.lock:
-                    writes, notes = self.writes, list(self.rows_by_note.items())
-                    stamps = [stored_keywords.file_stamp(os.stat(self.notes_dir / note_file_name(path)))
-                              for path, _ in notes]
-                    stored_keywords.write_copy(handle, self._keywords, notes, stamps)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, file)
+            try:
+                with open(temporary, "wb") as handle:
+                    with self.lock:
+                        writes, notes = self.writes, list(self.rows_by_note.items())
+                        stamps = [self.note_file_stamp(path) for path, _ in notes]
+                        stored_keywords.write_copy(handle, self._keywords, notes, stamps)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temporary, file)
+            except BaseException:  # a full disk: no half-written copy left to fill it further
+                with contextlib.suppress(OSError):
+                    temporary.unlink()
+                raise
             fsync_directory(self.notes_dir)
             self.keywords_stored = writes
         return True

@@ -4,30 +4,34 @@ instead of tokenizing every chunk again.
 On a vault of 10,000 notes the note files load in a second or two, and building the
 BM25 postings (keyword_index.py) from their chunks took five seconds more, which the
 first search waited for. The postings are only numbers, two arrays per term, so the
-stored copy is one line of JSON (what the numbers belong to) followed by the arrays'
-own bytes: they load with a copy each, in a fraction of a second. Base64 in JSON, as
-the vectors are stored (vector_search.py), took three times as long.
+stored copy is one line of JSON (what the numbers belong to), the arrays' own bytes,
+and a CRC-32 of both: they load with a copy each, in a fraction of a second. Base64 in
+JSON, as the vectors are stored (vector_search.py), took three times as long.
 
-A copy is right only for the chunks it was made from. A note's file in the index is
-replaced whole whenever the note changes (index.py), so its inode, size and time change
-with it. The copy lists each note with those three and its number of chunks, in the
-order of its rows; Index.load reads the note files in that order, so that each note
-gets the rows it had, and takes the copy only if every note it lists is there with its
-file unchanged. Notes it does not list, added since, are loaded after those and
-tokenized. Any other difference (a note changed or removed since, a damaged copy, a
-machine whose numbers are laid out otherwise) and the postings are built from the
-chunks, as without a copy.
+A copy is right only for the chunks it was made from, cut into words by the tokenizer
+that made it. Each note's file in the index is replaced by a new file whenever the note
+changes (index.py), so the copy lists each note with its file's inode, size and time,
+and its number of chunks. Its rows are numbered as a load that reads the notes in the
+copy's order numbers them (write_copy renumbers them so); Index.load reads them in that
+order and takes the copy only if every note it lists is there with its file unchanged.
+Notes it does not list, added since, are loaded after those and tokenized. Any other
+difference (a note changed or removed since, another tokenizer, a damaged copy, numbers
+laid out otherwise) and the postings are built from the chunks, as without a copy.
 
 VaultIndex saves a copy after a build, after a start whose copy did not fit or whose
-reconcile changed a note, and a while after the watcher's last change. A crash in
-between costs time, never a wrong answer: the next start finds the copy stale.
+reconcile changed a note, a while after the watcher's last change, and when the server
+stops. A crash in between costs time: the next start finds the copy stale.
 """
+import hashlib
 import json
 import os
+import stat
 import sys
+import zlib
 from array import array
 from pathlib import Path
 
+import keyword_index
 from keyword_index import KeywordIndex
 
 FILE = "keywords.postings"  # in the generation folder; not ".json", which Index.load reads as a note
@@ -35,50 +39,89 @@ FORMAT = 1
 LAYOUT = {"byteorder": sys.byteorder, "itemsize": array("I").itemsize}  # what the bytes mean
 
 
-def file_stamp(info: os.stat_result) -> list[int]:
-    """What changes when index.py replaces a note's file: a new file, so a new inode."""
-    return [info.st_ino, info.st_size, info.st_mtime_ns]
+def source_hash(module) -> str:
+    """A hash of a module's source, read as Python read it (from a file, or from a .pyz)."""
+    try:
+        source = module.__loader__.get_source(module.__name__) or ""
+    except (ImportError, OSError):  # no source to be had: no protection, and no failure either
+        source = ""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+
+
+# What cut the words: postings made by another tokenizer (a new stopword, a new suffix rule)
+# would not be the ones this one makes, however unchanged the chunks.
+TOKENIZER = source_hash(keyword_index)
+CHECKSUM_SIZE = 4  # the file ends with a CRC-32 of all before it: a flipped byte is caught
+
+
+def file_stamp(inode: int, info: os.stat_result) -> list[int]:
+    """What changes when index.py replaces a note's file: it is a new file, with an inode
+    of its own (os.DirEntry.inode, since on Windows a DirEntry's stat has none)."""
+    return [inode, info.st_size, info.st_mtime_ns]
 
 
 def read_copy(folder: Path) -> tuple[dict, memoryview] | None:
     """The stored copy in a generation folder: its header and the bytes of its numbers;
-    None if there is none, it is unreadable, or it was written by another layout."""
+    None if there is none, it is damaged, or another layout or tokenizer wrote it."""
     try:
+        if not stat.S_ISREG(os.stat(folder / FILE).st_mode):  # a FIFO would block the read
+            return None
         data = (folder / FILE).read_bytes()
-        end = data.index(b"\n")
-        header = json.loads(data[:end])
+        body, checksum = data[:-CHECKSUM_SIZE], data[-CHECKSUM_SIZE:]
+        if len(data) <= CHECKSUM_SIZE or zlib.crc32(body).to_bytes(CHECKSUM_SIZE, "big") != checksum:
+            return None
+        end = body.index(b"\n")
+        header = json.loads(body[:end])
     except (OSError, ValueError, RecursionError):  # ValueError: no line, or not JSON
         return None
-    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("layout") != LAYOUT:
+    if not well_formed(header):
         return None
-    return header, memoryview(data)[end + 1:]
+    return header, memoryview(body)[end + 1:]
+
+
+def well_formed(header) -> bool:
+    """Whether the header is what write_copy writes, down to the type of every field, so
+    that nothing after this can fail on it."""
+    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("layout") != LAYOUT \
+            or header.get("tokenizer") != TOKENIZER:
+        return False
+    notes, terms = header.get("notes"), header.get("terms")
+    return (isinstance(notes, list) and isinstance(terms, list)
+            and all(type(note) is list and len(note) == 5 and is_text(note[0])
+                    and all(type(number) is int and number >= 0 for number in note[1:]) for note in notes)
+            and all(type(term) is list and len(term) == 2 and is_text(term[0])
+                    and type(term[1]) is int and term[1] > 0 for term in terms))
+
+
+def is_text(value) -> bool:
+    """A string that can be written as UTF-8: JSON can carry a lone surrogate, a file name cannot."""
+    try:
+        return isinstance(value, str) and bool(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        return False
 
 
 def note_order(copy: tuple[dict, memoryview] | None) -> dict[str, int]:
     """Each listed note's place: Index.load reads the note files in this order, the rest after."""
-    notes = copy[0].get("notes") if copy else None
-    if not isinstance(notes, list):
-        return {}
-    return {note[0]: place for place, note in enumerate(notes) if isinstance(note, list) and note
-            and isinstance(note[0], str)}
+    return {note[0]: place for place, note in enumerate(copy[0]["notes"])} if copy else {}
 
 
 # region fit
 def fit(copy, rows_by_note: dict[str, list[int]], stamps: dict[str, list[int]]) -> KeywordIndex | None:
     """The stored postings, if they belong to the notes just loaded: every note the copy
-    lists has the rows it had and an unchanged file. None otherwise, or if damaged."""
+    lists got the rows the copy numbered for it, and has an unchanged file; else None."""
     if copy is None:
         return None
     header, data = copy
+    row = 0
+    for path, chunks, *stamp in header["notes"]:
+        rows = rows_by_note.get(path, [])  # the rows this load gave the note: they must be the next
+        if len(rows) != chunks or rows != list(range(row, row + len(rows))) or stamps.get(path) != stamp:
+            return None
+        row += chunks
     try:
-        row = 0
-        for path, chunks, *stamp in header["notes"]:
-            rows = rows_by_note.get(path, [])  # the rows this load gave the note: they must be the next
-            if len(rows) != chunks or rows != list(range(row, row + len(rows))) or stamps.get(path) != stamp:
-                return None
-            row += chunks
         return postings_from(header["terms"], Numbers(data), row)
-    except (KeyError, TypeError, ValueError):  # a damaged copy is only a slower start
+    except ValueError:  # numbers that do not fit: only a slower start
         return None
 # endregion fit
 
@@ -92,7 +135,7 @@ def postings_from(terms: list, numbers: "Numbers", rows: int) -> KeywordIndex:
     keywords.total_length = sum(lengths)
     for term, count in terms:
         term_rows, counts = numbers.take(count), numbers.take(count)
-        if not isinstance(term, str) or not term_rows or max(term_rows) >= rows:
+        if max(term_rows) >= rows:
             raise ValueError(f"the postings of {term!r} name rows there are not")
         keywords.postings[term] = (term_rows, counts)
     numbers.take_the_end()
@@ -107,7 +150,7 @@ class Numbers:
 
     def take(self, count: int) -> array:
         end = self.at + count * LAYOUT["itemsize"]
-        if count < 0 or end > len(self.data):
+        if end > len(self.data):
             raise ValueError("the copy is cut short")
         values = array("I")
         values.frombytes(self.data[self.at:end])
@@ -120,22 +163,38 @@ class Numbers:
 
 
 def write_copy(handle, keywords: KeywordIndex, notes: list[tuple[str, list[int]]], stamps: list[list[int]]) -> None:
-    """Write the copy to a file opened for bytes, as Numbers reads it back. Rows are
-    renumbered to those a load that reads the notes in this order gives them; each
-    term's arrays are written as they are made, never the whole copy at once."""
+    """Write the copy to a file opened for bytes, as read_copy and Numbers read it back.
+    Rows are renumbered to those a load that reads the notes in this order gives them;
+    each term's arrays are written as they are made, never the whole copy at once."""
     old_rows = [row for _, rows in notes for row in rows]
+    if len(old_rows) != len(keywords.lengths):
+        raise ValueError("the postings and the notes' rows disagree; not stored")
     new_row = renumbering(old_rows)
     header = {
         "format": FORMAT,
         "layout": LAYOUT,
+        "tokenizer": TOKENIZER,
         "notes": [[path, len(rows), *stamp] for (path, rows), stamp in zip(notes, stamps)],
         "terms": [[term, len(rows)] for term, (rows, _) in keywords.postings.items()],
     }
-    handle.write(json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n")
-    array("I", [keywords.lengths[row] for row in old_rows]).tofile(handle)
+    out = Summed(handle)
+    out.write(json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n")
+    out.write(array("I", [keywords.lengths[row] for row in old_rows]).tobytes())
     for rows, counts in keywords.postings.values():
-        (rows if new_row is None else array("I", map(new_row.__getitem__, rows))).tofile(handle)
-        counts.tofile(handle)
+        out.write((rows if new_row is None else array("I", map(new_row.__getitem__, rows))).tobytes())
+        out.write(counts.tobytes())
+    handle.write(out.checksum.to_bytes(CHECKSUM_SIZE, "big"))
+
+
+class Summed:
+    """A file opened for bytes that keeps a CRC-32 of what is written to it."""
+
+    def __init__(self, handle):
+        self.handle, self.checksum = handle, 0
+
+    def write(self, data: bytes) -> None:
+        self.checksum = zlib.crc32(data, self.checksum)
+        self.handle.write(data)
 
 
 def renumbering(old_rows: list[int]) -> array | None:

@@ -181,8 +181,14 @@ class VaultIndex:
         try:
             if index is not None and index.save_keywords():
                 log.info("index: keyword postings stored")
-        except OSError as error:  # a full disk; the generation folder replaced by a rebuild
+        except (OSError, ValueError) as error:  # a full disk; postings an error left out of step
             log.warning("index: the keyword postings could not be stored: %s", error)
+
+    def save_keywords_between_builds(self) -> None:
+        """save_keywords, for the timer: not while a build runs, whose end removes the folder
+        the index it replaces lives in, and so the copy being written there."""
+        with self.build_lock:
+            self.save_keywords()
 
     def save_keywords_later(self) -> None:
         """Save SAVE_KEYWORDS_AFTER seconds after the last of a run of changes, not after each:
@@ -190,7 +196,7 @@ class VaultIndex:
         with self.save_lock:
             if self.save_timer is not None:
                 self.save_timer.cancel()
-            self.save_timer = threading.Timer(SAVE_KEYWORDS_AFTER, self.save_keywords)
+            self.save_timer = threading.Timer(SAVE_KEYWORDS_AFTER, self.save_keywords_between_builds)
             self.save_timer.daemon = True  # one not yet saved at exit: the next start builds them
             self.save_timer.start()
 
