@@ -254,20 +254,34 @@ def test_a_copy_is_written_whole_or_not_at_all(index_dir):
     assert file.read_bytes() == before and not load(index_dir).has_keywords()
 
 
-def test_the_watchers_changes_are_stored_once_a_while_after_the_last(index_dir, monkeypatch):
-    monkeypatch.setattr(vault_index_module, "SAVE_KEYWORDS_AFTER", 2.0)
+def started(index_dir: Path, monkeypatch, delay: float) -> tuple[VaultIndex, Path, int]:
+    """A server's VaultIndex, its timer set to `delay`, opened on index_dir; its copy and the copy's time."""
+    monkeypatch.setattr(vault_index_module, "SAVE_KEYWORDS_AFTER", delay)
     vault_index = VaultIndex(Vault(index_dir.parent / "vault"), EMBEDDER, index_dir)
     vault_index.start().join(timeout=30)
     copy = vault_index.index.notes_dir / stored_keywords.FILE
-    stored_at = copy.stat().st_mtime_ns
-    for number in range(3):  # a run of changes, as the watcher hands them over
-        note = index_dir.parent / "vault" / "Kitchen" / f"Note 0{number}.md"
-        note.write_text(note.read_text() + f"\nwatchedword{number}\n", encoding="utf-8")
-        vault_index.update_note(f"Kitchen/Note 0{number}.md")
-    assert copy.stat().st_mtime_ns == stored_at  # not after each change
+    return vault_index, copy, copy.stat().st_mtime_ns
+
+
+def edit(vault_index: VaultIndex, path: str, word: str) -> None:
+    """Add a word to a note, and hand it to the index as the watcher does."""
+    note = vault_index.vault.root / path
+    note.write_text(note.read_text() + f"\n{word}\n", encoding="utf-8")
+    vault_index.update_note(path)
+
+
+def wait_until_rewritten(copy: Path, stored_at: int) -> None:
     deadline = time.monotonic() + 15
     while copy.stat().st_mtime_ns == stored_at and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+def test_the_watchers_changes_are_stored_once_a_while_after_the_last(index_dir, monkeypatch):
+    vault_index, copy, stored_at = started(index_dir, monkeypatch, delay=2.0)
+    for number in range(3):  # a run of changes, as the watcher hands them over
+        edit(vault_index, f"Kitchen/Note 0{number}.md", f"watchedword{number}")
+    assert copy.stat().st_mtime_ns == stored_at  # not after each change
+    wait_until_rewritten(copy, stored_at)
     again = load(index_dir)
     assert again.has_keywords() and again.keywords_stored == 0
     assert [again.chunks[row].path for row in again.keywords().scores(["watchedword2"])] == ["Kitchen/Note 02.md"]
@@ -275,20 +289,12 @@ def test_the_watchers_changes_are_stored_once_a_while_after_the_last(index_dir, 
 
 def test_the_timer_waits_for_a_build_under_way(index_dir, monkeypatch):
     """A reindex's end removes the folder of the index it replaces: no copy is written there meanwhile."""
-    monkeypatch.setattr(vault_index_module, "SAVE_KEYWORDS_AFTER", 0.5)
-    vault_index = VaultIndex(Vault(index_dir.parent / "vault"), EMBEDDER, index_dir)
-    vault_index.start().join(timeout=30)
-    copy = vault_index.index.notes_dir / stored_keywords.FILE
-    stored_at = copy.stat().st_mtime_ns
-    note = index_dir.parent / "vault" / "Kitchen" / "Note 05.md"
-    note.write_text(note.read_text() + "\nbuiltword\n", encoding="utf-8")
-    vault_index.update_note("Kitchen/Note 05.md")
+    vault_index, copy, stored_at = started(index_dir, monkeypatch, delay=0.5)
+    edit(vault_index, "Kitchen/Note 05.md", "builtword")
     with vault_index.build_lock:  # as a rebuild holds it
         time.sleep(1.5)
         assert copy.stat().st_mtime_ns == stored_at
-    deadline = time.monotonic() + 15
-    while copy.stat().st_mtime_ns == stored_at and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until_rewritten(copy, stored_at)
     assert load(index_dir).has_keywords()
 
 
