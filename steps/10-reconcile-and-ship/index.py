@@ -147,19 +147,31 @@ def fsync_directory(directory: Path) -> None:
 
 
 def write_json_atomically(path: Path, data) -> None:
-    """Replace `path` with `data` so that a crash leaves either the old file or the new, never half.
+    """Replace `path` with `data` as JSON, atomically (write_atomically)."""
+    write_atomically(path, lambda file: file.write(to_json(data).encode("utf-8")))
+
+
+def write_atomically(path: Path, write):
+    """Replace `path` with what write(file) writes into a file opened for bytes, so that a
+    crash leaves either the old file or the new, never half; returns what write returns.
 
     The data goes to a temporary file in the same folder (a rename across file
     systems is not atomic) and is forced to disk before the rename, so the new name
     never points at data still in flight; then the folder is synced, so the rename
-    itself survives a power cut."""
+    itself survives a power cut. A write that fails (a full disk) removes what it wrote."""
     temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as file:
-        file.write(to_json(data))
-        file.flush()
-        os.fsync(file.fileno())
+    try:
+        with open(temporary, "wb") as file:
+            result = write(file)
+            file.flush()
+            os.fsync(file.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
     os.replace(temporary, path)
     fsync_directory(path.parent)
+    return result
 
 
 def to_json(data) -> str:
@@ -410,7 +422,7 @@ class Index:
         self.meta_by_note: dict[str, dict] = {}  # every note that has a file, with its meta ({} if none)
         self._keywords: KeywordIndex | None = None  # built on first use, see keywords()
         self.writes = 0  # note files written since the load or build
-        self.keywords_stored: int | None = None  # the value of writes when the stored postings were
+        self.keywords_stored: int | None = None  # the value of writes when the postings were last stored
 
     @property
     def notes_dir(self) -> Path:
@@ -678,31 +690,22 @@ class Index:
         return self._keywords is not None
 
     def save_keywords(self) -> bool:
-        """Store the postings for the next load; False if they are stored as they are. They
-        are written while the lock is held (a copy to write from would take as much memory
-        again), then forced to disk and put in place after it is let go, as
-        write_json_atomically does."""
-        file = self.notes_dir / stored_keywords.FILE
-        temporary = file.with_name(file.name + ".tmp")
+        """Store the postings for the next load (write_atomically); False if they are
+        stored as they are."""
         with self.saving:  # one save at a time: they would share the .tmp
             if self._keywords is None or self.keywords_stored == self.writes:  # writes only grow
                 return False
-            try:
-                with open(temporary, "wb") as handle:
-                    with self.lock:
-                        writes, notes = self.writes, list(self.rows_by_note.items())
-                        stamps = [self.note_file_stamp(path) for path, _ in notes]
-                        stored_keywords.write_copy(handle, self._keywords, notes, stamps)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(temporary, file)
-            except BaseException:  # a full disk: no half-written copy left to fill it further
-                with contextlib.suppress(OSError):
-                    temporary.unlink()
-                raise
-            fsync_directory(self.notes_dir)
-            self.keywords_stored = writes
+            self.keywords_stored = write_atomically(self.notes_dir / stored_keywords.FILE, self._write_keywords)
         return True
+
+    def _write_keywords(self, file) -> int:
+        """Write the postings into `file` while the lock is held: copying them first, to write
+        with the lock let go, would take as much memory again. Returns the writes they hold."""
+        with self.lock:
+            notes = list(self.rows_by_note.items())
+            stamps = [self.note_file_stamp(path) for path, _ in notes]
+            stored_keywords.write_copy(file, self._keywords, notes, stamps)
+            return self.writes
 
 
 class ProgressLine:
