@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from generated_vault import make_vault
-from helpers import McpClient, StdioServer, rpc, step_modules
+from helpers import McpClient, StdioServer, distinct_copies, rpc, step_modules
 from launch import quiet_environment, wait_for_url
 from manifest import find_step
 
@@ -322,3 +323,79 @@ def test_a_server_killed_mid_build_leaves_an_index_that_loads_and_no_worker_behi
         with serving(step, tmp_path, vault, *flags, env=env) as server:
             assert server.wait_until_searchable()["structuredContent"]["results"]
             assert "indexing:" not in server.log()
+
+
+class HoldingOllama(StandInOllama):
+    """A stand-in for Ollama that answers the first batch of documents and holds every
+    later one until the block ends: the build, and its workers, wait as long as a test needs."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches, self.released = 0, threading.Event()
+
+    def answer(self, path, body):
+        if path == "/api/embed" and str((body or {}).get("input", [""])[0]).startswith("search_document"):
+            self.batches += 1
+            if self.batches > 1:
+                self.released.wait(TIMEOUT)
+        return super().answer(path, body)
+
+    def __exit__(self, *exc):
+        self.released.set()
+        return super().__exit__(*exc)
+
+
+def listening_inodes(port: int) -> set[str]:
+    """The inodes of the sockets listening on `port` (Linux's /proc/net)."""
+    found = set()
+    for table in ("tcp", "tcp6"):
+        for line in Path("/proc/net", table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rpartition(":")[2], 16) == port and fields[3] == "0A":  # 0A: LISTEN
+                found.add(fields[9])
+    return found
+
+
+def socket_inodes(pid: int) -> set[str]:
+    """The inodes of the sockets process `pid` holds."""
+    found = set()
+    for fd in Path("/proc", str(pid), "fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            found.add(target[len("socket:["):-1])
+    return found
+
+
+@pytest.mark.parametrize("step", [find_step(n) for n in distinct_copies("http_transport.py", since=7)],
+                         ids=lambda step: step.folder)
+def test_a_server_killed_mid_build_can_be_started_again_on_its_port_at_once(step, tmp_path, vault):
+    """The build's forked workers do not hold the listening socket: with it, a server
+    killed mid-build left its port taken, and connections queued there unanswered."""
+    with HoldingOllama() as ollama:
+        env = {"OLLAMA_HOST": ollama.url}
+        with serving(step, tmp_path, vault, "--embedder", "ollama", env=env) as server:
+            port = server.client.port
+            deadline = time.monotonic() + TIMEOUT
+            while len(workers := children_of(server.process.pid)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(workers) >= 2, server.log()
+            listening = listening_inodes(port)
+            assert listening and listening <= socket_inodes(server.process.pid)
+            assert {pid: socket_inodes(pid) & listening for pid in workers} == {pid: set() for pid in workers}
+            server.process.kill()
+            server.process.wait(timeout=10)
+            command = [sys.executable, str(step.server), "--port", str(port), "--vault", str(vault),
+                       "--index-dir", str(tmp_path / "index"), "--embedder", "ollama"]
+            log_path = tmp_path / "again.log"
+            with open(log_path, "w") as log:
+                again = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                         env=quiet_environment(str(tmp_path / "unused")) | env)
+            try:
+                url = wait_for_url(again, log_path, TIMEOUT)
+                assert McpClient(url).initialize().status == 200
+            finally:
+                again.kill()
+                again.wait(timeout=10)

@@ -9,6 +9,7 @@ import binascii
 import errno
 import json
 import logging
+import os
 import re
 import secrets
 import socket
@@ -101,6 +102,11 @@ class McpHttpServer(ThreadingHTTPServer):
         if ":" in host:  # an IPv6 address such as ::1
             self.address_family = socket.AF_INET6
         super().__init__((host, port), McpHandler)
+        if hasattr(os, "register_at_fork"):  # not on Windows, which cannot fork
+            # A process forked from this one (a build's workers, parallel_build.py) would hold
+            # the port too: killed, this server could not be started again on it until they
+            # noticed, and the connections the kernel queued meanwhile would never be accepted.
+            os.register_at_fork(after_in_child=self.socket.close)
         self.core, self.limits, self.sessions = core, limits, Sessions(limits)
         self.allowed_hosts = LOCAL_HOSTS | {host}
         self.watchdog = Watchdog(tick=min(0.5, limits.request_seconds / 4))

@@ -24,7 +24,9 @@ from search import Hit, search
 from vault import Vault, VaultError
 
 log = logging.getLogger("index")
-WAIT_FOR_FIRST_BUILD = 5.0  # seconds a search waits for the index before saying it is not ready
+# Seconds an answer waits for a first build: a small vault is done by then; a large one
+# answers from the notes indexed so far, and says so, rather than keep the client waiting.
+WAIT_FOR_FIRST_BUILD = 0.5
 
 
 class NotReady(Exception):

@@ -27,7 +27,9 @@ from search import Hit, search
 from vault import Vault, VaultError, path_parts
 
 log = logging.getLogger("index")
-WAIT_FOR_FIRST_BUILD = 5.0  # seconds a search waits for the index before saying it is not ready
+# Seconds an answer waits for a first build: a small vault is done by then; a large one
+# answers from the notes indexed so far, and says so, rather than keep the client waiting.
+WAIT_FOR_FIRST_BUILD = 0.5
 SAVE_KEYWORDS_AFTER = 30.0  # seconds without a change before the watcher's changes are stored
 
 
@@ -266,8 +268,11 @@ class VaultIndex:
     def link_graph(self) -> LinkGraph:
         self.links_ready.wait(WAIT_FOR_FIRST_BUILD)
         if self.links is None:
-            reason = "could not be built; the server log says why" if self.links_ready.is_set() else "is being built"
-            raise NotReady(f"The link graph {reason}; try again in a moment")
+            if self.links_ready.is_set():
+                raise NotReady("The link graph could not be built; the server log says why; try again in a moment")
+            done, total = self.done, self.total  # a first build brings the links with its notes
+            so_far = f" with the first build, {done} of {total} notes read so far" if total else ""
+            raise NotReady(f"The link graph is being built{so_far}; try again in a moment")
         return self.links
 
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
