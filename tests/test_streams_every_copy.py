@@ -335,4 +335,5 @@ def test_stdio_a_cancelled_listen_hears_no_more(step, tmp_path):
         (vault / "After the cancel.md").write_text("New.\n")
         time.sleep(1)  # the watcher has seen it
         server.send({"jsonrpc": "2.0", "id": "last", "method": "server/discover", "params": {"_meta": STATELESS_META}})
-        assert server.read()["id"] == "last", "a cancelled subscription was still told of a change"
+        heard = server.read()
+        assert heard.get("id") == "last", f"a cancelled subscription was still told of a change: {heard}"

@@ -132,12 +132,13 @@ def write(vault, path, text):
 # ---- snapshots compared: pure functions -----------------------------------------
 
 def test_compare_tells_created_changed_deleted_and_renamed_apart():
-    before = {"a.md": Stamp(10, 1, 101), "b.md": Stamp(20, 2, 102), "c.md": Stamp(30, 3, 103), "d.md": Stamp(5, 5, 105)}
+    before = {"a.md": Stamp(10, 1, 101, 1), "b.md": Stamp(20, 2, 102, 1), "c.md": Stamp(30, 3, 103, 1),
+              "d.md": Stamp(5, 5, 105, 1)}
     after = {
-        "a.md": Stamp(10, 1, 101),  # untouched
-        "b.md": Stamp(21, 9, 102),  # written
-        "moved/c.md": Stamp(30, 3, 103),  # c.md moved: the same file, untouched
-        "e.md": Stamp(40, 4, 104),  # new
+        "a.md": Stamp(10, 1, 101, 1),  # untouched
+        "b.md": Stamp(21, 9, 102, 1),  # written
+        "moved/c.md": Stamp(30, 3, 103, 1),  # c.md moved: the same file, untouched
+        "e.md": Stamp(40, 4, 104, 1),  # new
     }
     assert compare(before, after) == Changes(
         created=["e.md"], changed=["b.md"], deleted=["d.md"], renamed=[("c.md", "moved/c.md")]
@@ -145,15 +146,20 @@ def test_compare_tells_created_changed_deleted_and_renamed_apart():
 
 
 def test_a_note_gone_and_a_different_one_new_are_no_rename():
-    before = {"old.md": Stamp(10, 1, 101)}
-    after = {"new.md": Stamp(10, 2, 101)}  # renamed and then written: its time moved on
+    before = {"old.md": Stamp(10, 1, 101, 1)}
+    after = {"new.md": Stamp(10, 2, 101, 1)}  # renamed and then written: its time moved on
     assert compare(before, after) == Changes(created=["new.md"], changed=[], deleted=["old.md"], renamed=[])
 
 
 def test_a_note_replaced_by_a_new_file_is_changed():
     # Editors that save atomically write a new file and rename it over the note.
-    assert compare({"a.md": Stamp(10, 1, 101)}, {"a.md": Stamp(10, 1, 202)}).changed == ["a.md"]
+    assert compare({"a.md": Stamp(10, 1, 101, 1)}, {"a.md": Stamp(10, 1, 202, 1)}).changed == ["a.md"]
 
+
+
+def test_a_note_that_gains_a_name_is_changed():
+    # A hard link made to it, from outside the vault say, decides whether it may be served.
+    assert compare({"a.md": Stamp(10, 1, 101, 1)}, {"a.md": Stamp(10, 1, 101, 2)}).changed == ["a.md"]
 
 # ---- the queue ----------------------------------------------------------------
 

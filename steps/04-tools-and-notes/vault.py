@@ -24,6 +24,11 @@ Decisions:
   following any link (open_inside), so a name swapped for one a moment after the
   check leads nowhere. list_notes does not enter symlinked folders: no loops, no
   escapes, no note listed twice; a folder it cannot read is logged once.
+- Hard links: one file may have several names, and nothing in it says where the
+  others are: outside the vault, or in .obsidian. A file with more
+  than one link is served only if every one of its names is a note the vault lists
+  (HardLinks); otherwise it is left out of the listing, and refused when read. The
+  read checks the file it opened, so a link made after the listing changes nothing.
 - A note larger than MAX_NOTE_BYTES (1 MiB) is refused, with its size: it would
   not fit a model's context anyway.
 - Text is UTF-8, or UTF-16 when a byte order mark says so; the mark is dropped.
@@ -123,6 +128,7 @@ class Vault:
         self._lock = threading.Lock()  # handler threads share the listing below
         self._listing: list[str] | None = None
         self._folder_times: dict[str, int] = {}
+        self._whole_files: set[tuple[int, int]] = set()  # see HardLinks
         self._walked_at = 0
         self._unreadable: set[str] = set()  # folders already logged, so each is said once
 
@@ -194,6 +200,7 @@ class Vault:
         relative, real = self.locate(user_path)
         try:
             with open(open_inside(self.root, real), "rb") as file:
+                self.check_hard_links(relative, os.fstat(file.fileno()))  # the file opened, not the one listed
                 data = file.read(MAX_NOTE_BYTES + 1)  # never more, even if the file grew
         except FileNotFoundError:
             raise NoteNotFound(f"{shown(relative)} was deleted or moved a moment ago; list the notes again") from None
@@ -224,7 +231,7 @@ class Vault:
         with self._lock:
             if self._listing is None or self.folders_changed():
                 self._walked_at = time.time_ns()
-                self._listing, self._folder_times = self.walk()
+                self._listing, self._folder_times, self._whole_files = self.walk()
             return self._listing
 
     def folders_changed(self) -> bool:
@@ -239,9 +246,18 @@ class Vault:
                 return True
         return False
 
-    def walk(self) -> tuple[list[str], dict[str, int]]:
-        """(every note, sorted; each folder walked and its modification time)."""
-        notes, times, pending = [], {}, [(str(self.root), "")]
+    def check_hard_links(self, relative: str, opened: os.stat_result) -> None:
+        """Refuse a file with another name, unless each of its names is a note the vault lists."""
+        if opened.st_nlink > 1:
+            self.all_notes()  # walks again if a folder has changed
+            if (opened.st_dev, opened.st_ino) not in self._whole_files:
+                raise VaultError(f"{shown(relative)} is a file with {opened.st_nlink} names (hard links), and not "
+                                 "all of them are notes of this vault; such a file is not served")
+
+    def walk(self) -> tuple[list[str], dict[str, int], set[tuple[int, int]]]:
+        """(every note, sorted; each folder walked and its modification time; the files of
+        several names whose every name is a note listed here)."""
+        notes, times, pending, linked = [], {}, [(str(self.root), "")], HardLinks()
         while pending:
             directory, prefix = pending.pop()
             try:
@@ -261,7 +277,9 @@ class Vault:
                     pending.append((entry.path, prefix + entry.name + "/"))
                 elif self.is_note(entry):
                     notes.append(prefix + entry.name)
-        return sorted(notes), times
+                    linked.add(prefix + entry.name, entry)
+        shared, whole = linked.judged()
+        return sorted(note for note in notes if note not in shared), times, whole
 
     def report_unreadable(self, folder: str, error: OSError) -> None:
         if folder not in self._unreadable:
@@ -294,6 +312,37 @@ class Vault:
         if not stat.S_ISDIR(info.st_mode):
             raise VaultError(f"{shown(relative)} is not a folder")
         return real, relative + "/"
+
+
+class HardLinks:
+    """The notes of one walk whose files have more than one name (hard link), judged once
+    the walk is done. Such a file is whole if the walk listed every one of its names as a
+    note; any other name may be outside the vault, or in a folder the server hides, and
+    serving the file under its name here would serve that one too. Most files have one
+    name and cost nothing here but a stat."""
+
+    def __init__(self):
+        self.file_of: dict[str, tuple[int, int]] = {}  # note -> (device, inode) of its file
+        self.links: dict[tuple[int, int], int] = {}  # file -> how many names it has
+        self.listed: dict[tuple[int, int], int] = {}  # file -> how many of them the walk listed
+
+    def add(self, note: str, entry: os.DirEntry) -> None:
+        try:
+            info = entry.stat()  # a symbolic link's file: the one that would be read
+            if info.st_nlink == 0:  # Windows leaves the count out of a DirEntry's stat
+                info = os.stat(entry.path)
+        except OSError:  # deleted since the folder was read: a read will say so
+            return
+        if info.st_nlink > 1:
+            file = (info.st_dev, info.st_ino)
+            self.file_of[note], self.links[file] = file, info.st_nlink
+            if not entry.is_symlink():  # a symbolic link is another path, not another name
+                self.listed[file] = self.listed.get(file, 0) + 1
+
+    def judged(self) -> tuple[set[str], set[tuple[int, int]]]:
+        """(the notes to leave out, the files whole)."""
+        whole = {file for file, links in self.links.items() if self.listed.get(file, 0) >= links}
+        return {note for note, file in self.file_of.items() if file not in whole}, whole
 
 
 SWAPPED = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}  # what open says when it meets a link it may not follow

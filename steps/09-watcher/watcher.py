@@ -47,11 +47,13 @@ INDEX, REMOVE = "index", "remove"
 
 @dataclass(frozen=True)
 class Stamp:
-    """What a stat says of a note. Any difference means the file was written or replaced."""
+    """What a stat says of a note. Any difference means the file was written or replaced,
+    or gained or lost a name (a hard link), which decides whether it may be served (vault.py)."""
 
     size: int
     mtime_ns: int
     inode: int
+    names: int
 
 
 @dataclass
@@ -73,7 +75,7 @@ def take_snapshot(vault) -> dict[str, Stamp]:
             info = os.stat(vault.root / path)
         except OSError:
             continue  # deleted since the listing: not in this snapshot
-        snapshot[path] = Stamp(info.st_size, info.st_mtime_ns, info.st_ino)
+        snapshot[path] = Stamp(info.st_size, info.st_mtime_ns, info.st_ino, info.st_nlink)
     return snapshot
 
 
