@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import step_modules
+from helpers import distinct_copies, step_modules
 
-from manifest import SAMPLE_VAULT
+from manifest import SAMPLE_VAULT, find_step
 
 ROOT = Path(__file__).resolve().parent.parent
 STEP8 = ROOT / "steps" / "08-links-and-inbox"
@@ -734,6 +734,29 @@ def test_the_vault_may_be_given_as_a_folder(tmp_path):
     assert create_note(str(tmp_path / "vault"), "Inbox/Deep/er", "x", "y") == "Inbox/Deep/er/x.md"
 
 
+@pytest.mark.parametrize("step", distinct_copies("inbox.py", since=8))
+def test_a_title_that_only_looks_like_a_note_in_the_inbox_is_refused_naming_it(tmp_path, step):
+    with step_modules(find_step(step).path):
+        from inbox import NoteExists as Exists, create_note as create
+        from vault import Vault as StepVault
+    root = tmp_path / "vault"
+    write(root, "Inbox/Idea.md", "the original")
+    write(root, "Inbox/Paypal.md", "another")
+    lookalikes = ["Id\u0435a",  # a Cyrillic е
+                  "\u0406dea",  # a Cyrillic І
+                  "ldea",  # a Latin l for the capital I
+                  "ID\u0415A",  # a Cyrillic Е, in a name that differs in case too
+                  "Ide\u0251",  # a Latin alpha
+                  "P\u0430yp\u0430l"]  # two Cyrillic а
+    for title in lookalikes:
+        with pytest.raises(Exists, match=r'looks just like the note "Inbox/(Idea|Paypal).md"'):
+            create(StepVault(root), "Inbox", title, "new text")
+    for title in ("Ideas", "Id\u00e9e", "Idea 2", "Paypa"):  # they read differently: made
+        create(StepVault(root), "Inbox", title, "new text")
+    assert inbox_entries(root) == sorted(["Idea.md", "Paypal.md", "Ideas.md", "Id\u00e9e.md", "Idea 2.md", "Paypa.md"])
+    assert (root / "Inbox/Idea.md").read_text(encoding="utf-8") == "the original"
+
+
 def test_an_existing_note_is_never_overwritten(tmp_path):
     root = tmp_path / "vault"
     vault = make_vault(root, {"Inbox/Idea.md": "the original"})
@@ -759,6 +782,7 @@ def test_a_name_created_between_the_check_and_the_write_is_not_overwritten(tmp_p
     root = tmp_path / "vault"
     vault = make_vault(root, {"Inbox/Idea.md": "the original"})
     monkeypatch.setattr(inbox, "existing_name", lambda folder, name: None)
+    monkeypatch.setattr(inbox, "lookalike", lambda name, others: None)
     with pytest.raises(NoteExists, match="Choose another title"):
         create_note(vault, "Inbox", "Idea", "new text")
     assert (root / "Inbox/Idea.md").read_text(encoding="utf-8") == "the original"

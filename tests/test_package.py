@@ -204,6 +204,23 @@ def test_the_pyz_reads_the_static_table_from_inside_itself(dist, vault, tmp_path
         server.stop()
 
 
+def test_the_pyz_reads_the_confusables_table_from_inside_itself(dist, vault, tmp_path):
+    """create_note refuses a look-alike title with the table the zip holds (lookalikes.py)."""
+    pyz = tmp_path / "elsewhere" / PYZ
+    pyz.parent.mkdir()
+    shutil.copy(dist / PYZ, pyz)
+    command = [sys.executable, "-I", str(pyz), "--vault", str(vault), "--stdio"]
+    server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")))
+    try:
+        conversation(server)
+        assert call(server, "create_note", title="Idea", content="The first.")["path"] == "Inbox/Idea.md"
+        server.send(rpc("tools/call", id=9, name="create_note", arguments={"title": "Id\u0435a", "content": "x"}))
+        refused = next(reply for reply in iter(server.read, None) if reply.get("id") == 9)["result"]
+        assert refused["isError"] and 'looks just like the note "Inbox/Idea.md"' in refused["content"][0]["text"]
+    finally:
+        server.stop()
+
+
 def test_the_pyz_says_its_version_and_refuses_a_vault_that_is_not_there(dist, tmp_path):
     expected = subprocess.run([sys.executable, str(STEP.server), "--version"], capture_output=True, text=True).stdout
     assert subprocess.run([sys.executable, str(dist / PYZ), "--version"], capture_output=True, text=True).stdout == expected

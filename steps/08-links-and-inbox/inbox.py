@@ -23,6 +23,9 @@ Decisions:
 - Taken names: the note is never written over. A name that differs from an existing
   one only by case or Unicode spelling counts as taken on every system, because on
   macOS and Windows it is the same file; so the model gets the same answer everywhere.
+  A name that only looks like one in the inbox (a Cyrillic "а" for a Latin "a": the
+  confusable skeletons of lookalikes.py are equal) is refused, naming the note it
+  would pass for: a reader could not tell the two apart.
 - Creating it: the text goes to a hidden temporary file in the inbox, forced to disk,
   then os.link gives it the final name. A hard link never replaces an existing file
   (os.rename would, on POSIX), and the name appears with the whole text or not at
@@ -58,6 +61,7 @@ import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
+from lookalikes import lookalike
 from markdown import is_tag_name
 from notes import parse_note
 from vault import Vault, VaultError, path_parts, shown
@@ -280,6 +284,11 @@ def create_note(vault, inbox_folder: str, title, content, tags=None, today: date
         taken = existing_name(folder, name)
         if taken:
             raise taken_error(prefix + taken)
+        twin = lookalike(name, os.listdir(folder))
+        if twin:
+            raise NoteExists(f"The title {shown(stem)} looks just like the note {shown(prefix + twin)}, which exists: "
+                             "their names differ only in characters that look alike. Choose a title that reads "
+                             "differently")
         write_new_file(folder, name, text.encode("utf-8"), prefix)
     # The one write the server makes leaves a trace: the path, never the text.
     log.info("created the note %s", shown(prefix + name))
