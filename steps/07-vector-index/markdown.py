@@ -505,7 +505,18 @@ def is_tag_name(name: str) -> bool:
 # endregion tags
 
 
+MAX_TAG_PARENTS = 16  # levels of a nested tag filed as its parents; no real tag nests deeper
+
+
 def tag_with_parents(key: str) -> list[str]:
-    """A nested tag and the tags above it: "a/b/c" gives ["a", "a/b", "a/b/c"]."""
+    """A nested tag and the tags above it: "a/b/c" gives ["a", "a/b", "a/b/c"].
+
+    Each parent is a copy of the start of the tag, so every level would add one: a
+    note holding 64 KB of "#a/a/a/..." would ask for gigabytes. So the parents stop
+    at MAX_TAG_PARENTS levels; a deeper tag still counts under each of those, and as
+    itself, and the cost stays in proportion to the tag's length."""
     parts = [part for part in key.split("/") if part]
-    return ["/".join(parts[: n + 1]) for n in range(len(parts))]
+    if not parts:
+        return []
+    parents = ["/".join(parts[: n + 1]) for n in range(min(len(parts) - 1, MAX_TAG_PARENTS))]
+    return parents + ["/".join(parts)]

@@ -32,6 +32,26 @@ log = logging.getLogger("index")
 WAIT_FOR_FIRST_BUILD = 0.5
 SAVE_KEYWORDS_AFTER = 30.0  # seconds without a change before the watcher's changes are stored
 
+# What every chunk of a note repeats of it, its tags, its aliases and each heading above
+# it, is kept to this many characters: a 1 MB note of tags has 500 chunks, and each would
+# store and tokenize all of them, 500 MB. A real note's context is a small part of this.
+CONTEXT_CHARS = 2000
+
+
+def within(names: list[str], limit: int = CONTEXT_CHARS) -> list[str]:
+    """Those of the names that fit in `limit` characters together, in their order."""
+    kept, used = [], 0
+    for name in names:
+        if used + len(name) <= limit:
+            kept.append(name)
+            used += len(name)
+    return kept
+
+
+def within_each(headings: list[str], limit: int = CONTEXT_CHARS) -> list[str]:
+    """Each heading cut to `limit` characters."""
+    return [heading[:limit] for heading in headings]
+
 
 class NotReady(Exception):
     """The index is still being built; the message says how far it has got."""
@@ -227,10 +247,10 @@ class VaultIndex:
         if self.vault.excluded(path):  # Obsidian's excluded files: linked, never searched
             return [], entry_of(note, text)
         folder = path.rpartition("/")[0]
-        tags = [tag.name for tag in note.tags]
+        tags, aliases = within([tag.name for tag in note.tags]), within(note.aliases)
         chunks = [
-            Chunk(id=f"{path}#{number}", path=path, heading_path=[note.title, *piece.path], text=piece.text,
-                  title=note.title, aliases=note.aliases, tags=tags, folder=folder)
+            Chunk(id=f"{path}#{number}", path=path, heading_path=[note.title, *within_each(piece.path)],
+                  text=piece.text, title=note.title, aliases=aliases, tags=tags, folder=folder)
             for number, piece in enumerate(note.chunks())
         ]
         return chunks, entry_of(note, text)
