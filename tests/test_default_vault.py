@@ -102,7 +102,8 @@ def test_client_py_without_arguments_talks_to_a_server_on_the_scratch_copy(tmp_p
 def test_a_readers_scratch_copy_of_a_step_serves_the_steps_practice_vault(tmp_path):
     step = next(step for step in VAULT_STEPS if step.number == 8)
     steps = clone(tmp_path, step)
-    shutil.move(steps / step.folder, steps / "scratch" / step.folder)  # where make try-8 puts it
+    shutil.move(steps / step.folder, steps / "scratch" / step.folder)  # where make try-8 puts it,
+    shutil.copytree(steps / "data", steps / "scratch" / "data")  # with the shared data beside it
     tracked = files_of(steps / "sample-vault")
     server = StdioServer(steps / "scratch" / step.folder / "server.py", env=environment(tmp_path))
     try:
