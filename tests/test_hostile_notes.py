@@ -113,3 +113,30 @@ def test_a_vault_of_hostile_notes_is_indexed_searched_and_written_in_little_memo
     with serving(step, vault, tmp_path / "index", tmp_path / "again.log") as (process, client):  # no death at restart
         assert eventually(lambda: found(client, "quixotic"), "the index again", TIMEOUT) == ["Home.md"]
         assert peak_mb(process.pid) < PEAK_MB
+
+
+COMBINING = "a" + "\u0301\u0316" * 100_000  # NFC and NFD sort these marks by insertion: the square of their number
+
+
+@pytest.mark.parametrize("step", distinct_copies("vault.py", since=4))
+def test_a_path_longer_than_any_path_is_refused_before_it_is_normalised(step, tmp_path):
+    with step_modules(find_step(step).path):
+        from vault import MAX_PATH_CHARS, Vault, VaultError, path_to_uri, uri_to_path
+    vault = Vault(tmp_path)
+    started = time.monotonic()
+    for path in (COMBINING, uri_to_path(path_to_uri(COMBINING)), "a/" * 5000 + "b.md"):
+        with pytest.raises(VaultError, match=f"no path in a vault is longer than {MAX_PATH_CHARS}"):
+            vault.read_note(path)
+    assert time.monotonic() - started < 15  # normalised, the first alone took minutes
+    (tmp_path / "Note.md").write_text("# Note\n")
+    assert vault.read_note("Note")[0] == "Note.md"
+
+
+def test_resources_read_of_a_huge_uri_is_answered_at_once(tmp_path):
+    """resources/read takes a uri with no schema to bound it: only the vault's cap does."""
+    with serving(10, tmp_path, tmp_path.parent / "index", tmp_path.parent / "uri.log") as (process, client):
+        started = time.monotonic()
+        reply = client.send(client.session_id, {"jsonrpc": "2.0", "id": 7, "method": "resources/read",
+                                                "params": {"uri": "vault:///" + COMBINING + ".md"}}).json()
+        assert time.monotonic() - started < 15, reply
+        assert "no path in a vault is longer" in reply["error"]["message"]

@@ -11,6 +11,8 @@ Decisions:
   belongs to URIs, and happens once, in uri_to_path.
 - '..' is refused anywhere, even where it would stay inside ('a/../b'): no note
   needs it, and one rule is easier to trust than a computation.
+- A path longer than MAX_PATH_CHARS (4096) is refused first: no system opens one, and
+  Unicode normalisation of a long run of accents costs the square of its length.
 - A name starting with '.' (.obsidian, .trash, .git, .env) is not part of the
   notes, at any depth: refused by resolve, skipped by list_notes.
 - '.md' is optional: 'Bread/Focaccia' finds 'Bread/Focaccia.md', as an Obsidian
@@ -50,6 +52,7 @@ from pathlib import Path, PureWindowsPath
 from urllib.parse import quote, unquote
 
 MAX_NOTE_BYTES = 1024 * 1024
+MAX_PATH_CHARS = 4096  # the longest path Linux opens, in bytes; macOS's is shorter
 NOTE_SUFFIX = ".md"
 EXAMPLE = '"Folder/Note.md"'
 
@@ -79,6 +82,9 @@ def path_parts(user_path) -> list[str]:
         raise VaultError(f"A path must be a string, like {EXAMPLE}; got {shown(user_path)}")
     if not user_path.strip():
         raise VaultError(f"The path is empty; give a path relative to the vault, like {EXAMPLE}")
+    if len(user_path) > MAX_PATH_CHARS:  # before anything reads it: NFC/NFD cost the square of some
+        raise VaultError(f"The path is {len(user_path)} characters long; no path in a vault is longer than "
+                         f"{MAX_PATH_CHARS}")
     if "\0" in user_path:
         raise VaultError(f"{shown(user_path)} contains a NUL character, which no file name can contain")
     if not is_text(user_path):
