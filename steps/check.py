@@ -33,13 +33,13 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
         if step.vault:
             shutil.copytree(SAMPLE_VAULT, vault)
             args = ["--vault", str(vault)]
-        state_dir, state, session_ids = Path(tmp) / "state", {}, set()
+        state_dir, state, session_ids = Path(tmp) / "state", {"MCP_VAULT": str(vault)}, set()
         state_dir.mkdir()
         with running_server(step.server, *args, embedder=READERS_EMBEDDER) as (url, _log):
             results = {}
             for script in step.wire_scripts():
                 if use_curl:
-                    text = run_with_curl(script, url, state_dir)
+                    text = run_with_curl(script, url, state_dir, vault)
                 else:
                     text = run_with_python(script, url, state)
                 results[script.with_suffix(".out")] = normalise(text, vault, session_ids)

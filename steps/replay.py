@@ -7,6 +7,9 @@ A wire script is a bash script that sources wire/lib.sh and calls its functions:
     JSON
     post_large BYTES 'Header: value' ...   POST a ping padded with spaces to BYTES
     send METHOD 'Header: value' ...        a request without a body
+    listen_while_editing SECONDS NOTE 'Header: value' ...
+                                           the GET stream, read for SECONDS while a
+                                           line is added to NOTE in the vault
 
 With curl on the PATH the script itself runs. Without it, this module reads the
 same calls out of the script and makes the requests with http.client (what
@@ -20,6 +23,8 @@ import shlex
 import shutil
 import socket
 import subprocess
+import threading
+import time
 from collections import defaultdict
 from pathlib import Path
 from string import Template
@@ -29,14 +34,25 @@ HIDDEN_HEADERS = {"date", "server"}  # they change on every run
 LARGE_PING = '{"jsonrpc": "2.0", "id": 99, "method": "ping"}'  # what post_large pads
 
 
-def run_with_curl(script: Path, url: str, state_dir: Path) -> str:
+def run_with_curl(script: Path, url: str, state_dir: Path, vault: Path | None = None) -> str:
     env = {**os.environ, "MCP_URL": url, "MCP_WIRE_STATE": str(state_dir)}
+    if vault is not None:
+        env["MCP_VAULT"] = str(vault)
     done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=60)
     return done.stdout + done.stderr
 
 
 def run_with_python(script: Path, url: str, state: dict) -> str:
-    return "".join(exchange(url, *call, state) for call in parse_script(script))
+    """state holds $SESSION between scripts, and MCP_VAULT, the vault a script may edit."""
+    state.setdefault("MCP_VAULT", str(practice_vault(script)))
+    return "".join((listen if call[0] == LISTEN else exchange)(url, *call, state) for call in parse_script(script))
+
+
+def practice_vault(script: Path) -> Path:
+    """The vault lib.sh edits when MCP_VAULT is not set: steps/scratch/vaults/NN-name."""
+    step = script.resolve().parent.parent
+    vaults = step.parent / "vaults" if step.parent.name == "scratch" else step.parent / "scratch" / "vaults"
+    return vaults / step.name
 
 
 def curl_available() -> bool:
@@ -48,9 +64,11 @@ def parse_script(script: Path) -> list[tuple[str, list[str], str, str]]:
     calls, lines = [], iter(script.read_text().splitlines())
     for line in lines:
         words = shlex.split(line, comments=True)
-        if not words or words[0] not in ("post", "post_large", "send"):
+        if not words or words[0] not in ("post", "post_large", "send", "listen_while_editing"):
             continue
-        if words[0] == "send":
+        if words[0] == "listen_while_editing":
+            calls.append((LISTEN, words[3:], words[1], words[2]))
+        elif words[0] == "send":
             calls.append((words[1], words[2:], "", ""))
         elif words[0] == "post_large":
             size = int(words[1])
@@ -99,6 +117,57 @@ def exchange(url: str, method: str, headers: list[str], body: str, shown: str, s
     out.extend(line + "\n" for line in split_lines(text))
     out.append("\n")
     return "".join(out)
+
+
+LISTEN = "GET-WHILE-EDITING"  # a call of listen_while_editing: (LISTEN, headers, seconds, note)
+
+
+def listen(url: str, _kind: str, headers: list[str], seconds: str, note: str, state: dict) -> str:
+    """What lib.sh's listen_while_editing prints: the GET stream as curl shows it, read for
+    `seconds` while, a second in, a line is added to `note` in the vault."""
+    headers = [Template(h).safe_substitute(defaultdict(str, state)) for h in headers]
+    parts = urlsplit(url)
+    out = [f"> GET {parts.path}\n"] + [f"> {h}\n" for h in headers]
+    out.append(f">\n(a second later, a line is added to {note}; the stream is read for {seconds} s)\n")
+    request = [f"GET {parts.path} HTTP/1.1", f"Host: {parts.netloc}", "User-Agent: curl", *headers]
+    time.sleep(1.0)  # as lib.sh waits: a change made just before is still on its way through the watcher
+    received, deadline = b"", time.monotonic() + float(seconds)
+    edit = threading.Timer(1.0, add_a_line, args=(Path(state["MCP_VAULT"]) / note,))
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as connection:
+        connection.sendall(("\r\n".join(request) + "\r\n\r\n").encode())
+        edit.start()
+        while (left := deadline - time.monotonic()) > 0:
+            if select.select([connection], [], [], left)[0]:
+                data = connection.recv(65536)
+                if not data:
+                    break
+                received += data
+    edit.join()
+    head, _, body = received.partition(b"\r\n\r\n")
+    status, *fields = head.decode().split("\r\n")
+    out.append(f"< {status}\n")
+    out.extend(f"< {field}\n" for field in fields if field.partition(":")[0].lower() not in HIDDEN_HEADERS)
+    out.append("<\n")
+    out.extend(line + "\n" for line in split_lines(dechunked(body).decode("utf-8", "replace")))
+    out.append("\n")
+    return "".join(out)
+
+
+def add_a_line(note: Path) -> None:
+    with open(note, "a", encoding="utf-8") as file:
+        file.write("\nA line added while the stream listens.\n")
+
+
+def dechunked(body: bytes) -> bytes:
+    """The data of the whole chunks of a chunked body, as curl passes them on."""
+    data = b""
+    while b"\r\n" in body:
+        size_line, _, rest = body.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0 or len(rest) < size + 2:
+            break
+        data, body = data + rest[:size], rest[size + 2 :]
+    return data
 
 
 def send_request(connection, method: str, path: str, body: bytes, headers: dict) -> None:

@@ -79,7 +79,7 @@ def wait_for_a_stored_index(cache: Path) -> None:
 
 def replay(step, url: str, vault: Path) -> dict[str, str]:
     """Every wire script of the step, in order, in one session as the chapter runs them."""
-    state, session_ids = {}, set()
+    state, session_ids = {"MCP_VAULT": str(vault)}, set()
     return {script.with_suffix(".out").name: normalise(run_with_python(script, url, state), vault, session_ids)
             for script in step.wire_scripts()}
 

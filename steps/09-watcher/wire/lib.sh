@@ -45,12 +45,49 @@ exchange() {
     printf '%s\n' "$shown"
     curl_args+=(--data-binary "@$MCP_WIRE_STATE/body")
   fi
-  # Headers get a "< " prefix; Date and Server change every run, so they are left out.
-  curl "${curl_args[@]}" | tr -d '\r' | tee "$MCP_WIRE_STATE/response" | awk '
+  curl "${curl_args[@]}" | tr -d '\r' | tee "$MCP_WIRE_STATE/response" | show_response || no_answer
+  remember_session
+  echo
+}
+
+# Headers get a "< " prefix; Date and Server change every run, so they are left out.
+show_response() {
+  awk '
     in_body { print; next }
     /^$/ { print "<"; in_body = 1; next }
-    !/^(Date|Server):/ { print "< " $0 }' || no_answer
-  remember_session
+    !/^(Date|Server):/ { print "< " $0 }'
+}
+
+# The vault the server reads: the step's practice vault (steps/scratch/vaults/NN-name,
+# what make step-N serves) unless MCP_VAULT names another.
+STEP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+case $STEP_DIR in
+  */scratch/*) MCP_VAULT=${MCP_VAULT:-${STEP_DIR%/*}/vaults/${STEP_DIR##*/}} ;;
+  *) MCP_VAULT=${MCP_VAULT:-${STEP_DIR%/*}/scratch/vaults/${STEP_DIR##*/}} ;;
+esac
+
+# listen_while_editing SECONDS NOTE HEADER...   opens the GET stream; a second later
+# appends a line to NOTE in the vault, as an editor saving it would; prints what the
+# stream carried in SECONDS. The stream stays open, so curl stops reading at the end.
+# It opens a second after it is called: a note created a moment before (39-create-note)
+# is still on its way through the watcher, and would be told of too.
+listen_while_editing() {
+  local seconds=$1 note=$2 header status
+  shift 2
+  sleep 1
+  local curl_args=(-sS -i -N --max-time "$seconds" -X GET "$MCP_URL")
+  printf '> GET /%s\n' "${MCP_URL#*://*/}"
+  for header in "$@"; do
+    printf '> %s\n' "$header"
+    curl_args+=(-H "$header")
+  done
+  printf '>\n(a second later, a line is added to %s; the stream is read for %s s)\n' "$note" "$seconds"
+  { sleep 1; printf '\nA line added while the stream listens.\n' >> "$MCP_VAULT/$note"; } &
+  curl "${curl_args[@]}" > "$MCP_WIRE_STATE/response" 2> /dev/null
+  status=$?
+  wait
+  [ "$status" -eq 0 ] || [ "$status" -eq 28 ] || no_answer  # 28: the time was up
+  tr -d '\r' < "$MCP_WIRE_STATE/response" | show_response
   echo
 }
 
