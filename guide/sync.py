@@ -23,8 +23,10 @@ Brief keeps the request and status lines and the headers in BRIEF_KEEP (keep= an
 drop= change that set for one include), drops every other header, indents a JSON
 body that travels on one line longer than BRIEF_WIDTH characters (a short one stays
 on its line, where it reads best; flat leaves every body on its line, for a run of
-exchanges where no body is the point), and ends with the command that prints the
-whole transcript. events=N shows the first N events of a long run of server-sent
+exchanges where no body is the point, unless it is longer than MAX_LINE), cuts
+strings longer than LONG_STRING, saying so, and ends with the command that prints
+the whole transcript. A program's transcript (client.out) may be brief too: its
+">>> " and "<<< " lines are messages, like an event's "data: " line. events=N shows the first N events of a long run of server-sent
 events and the last one, and says in one line how many it left out between them.
 The .out file keeps the wire form; the brief block is derived from it, so
 `make guide-check` holds it to the transcript like any other block.
@@ -52,6 +54,13 @@ BRIEF_KEEP = ("Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"
 # A brief block indents a one-line JSON body only when the line is longer than this:
 # a short body reads best as it travelled, and indented it takes five lines or more.
 BRIEF_WIDTH = 100
+# No line of a brief block is longer than this: a flat body that would be is indented too.
+MAX_LINE = 300
+# A string in a brief block's JSON longer than this is cut, saying how long it was. A
+# tool result's text copy of its structuredContent is cut whatever its length: the
+# same data follows, indented.
+LONG_STRING = 160
+MESSAGE_PREFIXES = ("data: ", ">>> ", "<<< ")  # an event's data; a line client.py sent or read
 REGION = re.compile(r"^\s*# (region|endregion) (\S+)\s*$")
 LANGUAGES = {".py": "python", ".sh": "bash", ".toml": "toml", ".json": "json", ".md": "markdown"}
 CODE_SUFFIXES = {".py", ".sh"}
@@ -91,18 +100,21 @@ def render(target: str, steps_dir: Path, options: str = "") -> str:
     if not path.is_file():
         raise SyncError(f"no file steps/{relative}")
     keep, flat, events = brief_options(options.split())
-    if keep is not None and not (path.suffix == ".out" and path.with_suffix(".sh").exists()):
-        raise SyncError(f"steps/{relative}: brief applies to wire transcripts (.out beside a .sh) only")
+    if keep is not None and path.suffix != ".out":
+        raise SyncError(f"steps/{relative}: brief applies to transcripts (.out) only")
     if path.suffix == ".out":
         command = f"steps/{relative.removesuffix('.out')}.sh"
         if not path.with_suffix(".sh").exists():  # a transcript a Python program prints
             command = f"python3 steps/{relative.removesuffix('.out')}.py"
         if keep is None:
             return fence("console", f"$ {command}\n" + path.read_text().rstrip("\n"))
-        text = brief(path.read_text(), keep, flat)
+        transcript = path.read_text()
+        text = brief(transcript, keep, flat)
         how = "repeated headers left out"
-        if text != brief(path.read_text(), keep, flat=True):
+        if brief(transcript, keep, flat, shorten=False) != brief(transcript, keep, flat=True, shorten=False):
             how += ", long JSON indented"
+        if text != brief(transcript, keep, flat, shorten=False):
+            how += ", long strings cut"
         if events is not None:
             text, left_out = fewer_events(text, events)
             how += f", {left_out} events left out" if left_out else ""
@@ -142,8 +154,9 @@ def brief_options(options: list[str]) -> tuple[set[str] | None, bool, int | None
     return keep, flat, events
 
 
-def brief(transcript: str, keep: set[str], flat: bool = False) -> str:
-    """A wire transcript with only the headers in keep, and (unless flat) long one-line JSON bodies indented."""
+def brief(transcript: str, keep: set[str], flat: bool = False, shorten: bool = True) -> str:
+    """A transcript with only the headers in keep, long strings cut (shorten), and long
+    one-line JSON bodies indented: unless flat, those over BRIEF_WIDTH; all over MAX_LINE."""
     lines, in_headers = [], False
     for line in transcript.splitlines():
         if line in (">", "<"):  # the end of a header block
@@ -153,10 +166,51 @@ def brief(transcript: str, keep: set[str], flat: bool = False) -> str:
         elif in_headers:
             if line[2:].partition(":")[0].strip().lower() not in keep:
                 continue
-        elif not flat:
-            line = indented(line)
+        else:
+            line = readable(line, flat, shorten)
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def readable(line: str, flat: bool, shorten: bool) -> str:
+    """A body line as a brief block shows it: a message in JSON exactly as json.dumps wrote
+    it (alone, or after one of MESSAGE_PREFIXES) with long strings cut, and indented
+    when long; any other line as it is, so a brief block never shows what was not sent."""
+    prefix = next((prefix for prefix in MESSAGE_PREFIXES if line.startswith(prefix)), "")
+    try:
+        value = json.loads(line[len(prefix):])
+    except ValueError:
+        return line
+    if not isinstance(value, (dict, list)) or json.dumps(value) != line[len(prefix):]:
+        return line
+    if shorten:
+        value = cut(value)
+    one_line = prefix + json.dumps(value)
+    if len(one_line) <= MAX_LINE and (flat or len(one_line) <= BRIEF_WIDTH):
+        return one_line
+    return prefix + json.dumps(value, indent=2)
+
+
+def cut(value):
+    """value with every string over LONG_STRING cut, and a tool result's text copy of its
+    structuredContent (json.dumps(data, indent=2), as tools.py writes it) cut to its start."""
+    if isinstance(value, list):
+        return [cut(item) for item in value]
+    if not isinstance(value, dict):
+        return cut_string(value, LONG_STRING) if isinstance(value, str) else value
+    if "structuredContent" in value and isinstance(value.get("content"), list):
+        copy = json.dumps(value["structuredContent"], ensure_ascii=False, indent=2)
+        value = {**value, "content": [
+            {**item, "text": cut_string(item["text"], 0, "the structuredContent below, as JSON text")}
+            if isinstance(item, dict) and item.get("text") == copy else item for item in value["content"]]}
+    return {key: cut(item) for key, item in value.items()}
+
+
+def cut_string(text: str, keep: int, what: str = "") -> str:
+    """text, or its first `keep` characters and what was cut (ASCII: JSON shows it as it is)."""
+    if what:
+        return f"[{what}: {len(text)} characters]"
+    return text if len(text) <= LONG_STRING else f"{text[:keep]}... [{len(text)} characters, cut]"
 
 
 def fewer_events(text: str, shown: int) -> tuple[str, int]:
@@ -186,20 +240,6 @@ def fewer_events(text: str, shown: int) -> tuple[str, int]:
             out.append(lines[index])
             index += 1
     return "\n".join(out), left_out
-
-
-def indented(line: str) -> str:
-    """A body line over BRIEF_WIDTH that is JSON exactly as json.dumps wrote it, indented; any
-    other line as it is, so a brief block never shows a body that differs from what was sent."""
-    if len(line) <= BRIEF_WIDTH:
-        return line
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return line
-    if not isinstance(value, (dict, list)) or json.dumps(value) != line:
-        return line
-    return json.dumps(value, indent=2)
 
 
 def fence(language: str, text: str) -> str:

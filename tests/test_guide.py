@@ -1,5 +1,6 @@
 """The guide quotes the steps faithfully, and guide/sync.py catches every kind of drift."""
 import json
+import re
 import subprocess
 import sys
 
@@ -8,7 +9,7 @@ import pytest
 from manifest import ROOT
 
 sys.path.insert(0, str(ROOT / "guide"))
-from sync import BRIEF_WIDTH, indented, sync  # noqa: E402
+from sync import BRIEF_WIDTH, LONG_STRING, MAX_LINE, readable, sync  # noqa: E402
 
 BLOCK = "<!-- include: {target} -->\n```\nstale\n```\n<!-- /include -->\n"
 
@@ -18,6 +19,15 @@ def test_the_guide_is_in_sync_with_the_steps():
     done = subprocess.run([sys.executable, str(ROOT / "guide" / "sync.py"), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
+
+
+@pytest.mark.drift
+def test_no_line_of_a_console_block_is_longer_than_a_reader_can_follow():
+    too_long = [f"{chapter.name}: {len(line)} characters: {line[:60]}..."
+                for chapter in sorted((ROOT / "guide").glob("[0-9][0-9]-*.md"))
+                for block in re.findall(r"^```console\n(.*?)^```", chapter.read_text(), re.M | re.S)
+                for line in block.splitlines() if len(line) > MAX_LINE]
+    assert too_long == []
 
 @pytest.mark.drift
 def test_every_step_has_its_chapter_listed_in_the_guide_readme():
@@ -218,8 +228,25 @@ def test_a_brief_block_keeps_what_matters_and_indents_long_json(tree):
 def test_a_brief_block_indents_a_json_body_only_when_it_is_long(width, shown_indented):
     line = json.dumps({"text": "x" * (width - len('{"text": ""}'))})
     assert len(line) == width
-    assert indented(line) == (json.dumps(json.loads(line), indent=2) if shown_indented else line)
+    assert readable(line, flat=False, shorten=True) == (json.dumps(json.loads(line), indent=2) if shown_indented else line)
 
+
+
+def test_a_flat_body_too_long_for_any_line_is_indented_and_long_strings_are_cut():
+    data = {"path": "Note.md", "text": "y" * (LONG_STRING + 1)}
+    result = {"jsonrpc": "2.0", "id": 3, "result": {
+        "content": [{"type": "text", "text": json.dumps(data, ensure_ascii=False, indent=2)}],
+        "structuredContent": data, "isError": False}}
+    line = json.dumps(result)
+    assert len(line) > MAX_LINE
+    shown = readable(line, flat=True, shorten=True)
+    assert max(map(len, shown.splitlines())) <= MAX_LINE
+    assert f'"text": "[the structuredContent below, as JSON text: {len(json.dumps(data, indent=2))} characters]"' in shown
+    assert f'"text": "{"y" * LONG_STRING}... [{LONG_STRING + 1} characters, cut]"' in shown
+    assert readable("data: " + line, flat=True, shorten=True).startswith("data: {\n")
+    assert readable(line, flat=True, shorten=False) == json.dumps(result, indent=2)  # nothing cut: all there
+    not_as_sent = json.dumps(result, separators=(",", ":"))
+    assert readable(not_as_sent, flat=True, shorten=True) == not_as_sent  # only what json.dumps wrote is changed
 
 def test_a_brief_block_says_long_json_was_indented_only_when_it_was(tree):
     steps, guide, chapter = tree
@@ -320,7 +347,7 @@ def test_events_never_hides_a_line_that_is_not_an_event(tree):
         ("01-demo/wire/01-hello.out keep=Host", "unknown include option 'keep=Host'"),
         ("01-demo/wire/01-hello.out flat", "unknown include option 'flat'"),
         ("01-demo/wire/01-hello.out brief flat=yes", "unknown include option 'flat=yes'"),
-        ("01-demo/server.py#main brief", "brief applies to wire transcripts"),
+        ("01-demo/server.py#main brief", "brief applies to transcripts"),
     ],
 )
 def test_wrong_include_options_are_reported(tree, target, problem):
