@@ -1,0 +1,252 @@
+"""The edges where bugs hide, each tested in every distinct copy of the file that holds it:
+a prefix that must end at a path's separator; a value that is valid and falsy (the id 0,
+"", a progress token 0, an alias "0"); a path whose parent is a file; headings as
+Obsidian reads them at their edges; and every size limit at exactly its size and one
+over. Each test names the mistake it catches; each was planted and seen to fail."""
+import json
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import McpClient, StdioServer, distinct_copies, rpc, step_modules, tool_call
+from launch import quiet_environment
+from manifest import find_step
+from test_streams_every_copy import STATELESS_META, stdio_server, wait_for_the_watcher
+
+TIMEOUT = 30.0
+
+
+def modules(step: int, *names: str):
+    """The named modules of one step's folder, fresh."""
+    with step_modules(find_step(step).path):
+        return [__import__(name) for name in names]
+
+
+def make_vault(root: Path, notes: dict[str, str]) -> Path:
+    for path, text in notes.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    return root
+
+
+# ---- prefixes end at a separator ---------------------------------------------------
+
+@pytest.mark.parametrize("step", distinct_copies("vault.py", since=4))
+def test_a_folder_lists_its_own_notes_not_those_of_a_folder_or_note_named_like_its_start(step, tmp_path):
+    (vault_module,) = modules(step, "vault")
+    root = make_vault(tmp_path, {"Bread/Focaccia.md": "", "Bread/Deep/Levain.md": "", "Breadcrumbs/Trail.md": "",
+                                 "Bread.md": "", "Bread copy.md": ""})
+    vault = vault_module.Vault(root)
+    assert vault.list_notes("Bread") == ["Bread/Deep/Levain.md", "Bread/Focaccia.md"]
+    assert vault.list_notes("Breadcrumbs") == ["Breadcrumbs/Trail.md"]
+
+
+@pytest.mark.parametrize("step", distinct_copies("links.py", since=8))
+def test_a_partial_link_path_matches_whole_segments_only(step, tmp_path):
+    vault_module, links = modules(step, "vault", "links")
+    root = make_vault(tmp_path, {"ab/Note.md": "", "Archive/b/Old.md": "", "Home.md": "[[b/Note]] [[b/Old]]"})
+    graph = links.LinkGraph.build(vault_module.Vault(root))
+    targets = {link.link.target: link.target for link in graph.outgoing("Home.md")}
+    assert targets == {"b/Note": None, "b/Old": "Archive/b/Old.md"}
+
+
+@pytest.mark.parametrize("step", distinct_copies("embeds.py", since=8))
+def test_a_section_is_not_taken_for_one_whose_name_starts_like_it(step, tmp_path):
+    """"#Sec" is not shown just because "#Section", around it, starts the same way."""
+    root = make_vault(tmp_path / "vault", {"Prefix.md": "## Section\nsee ![[#Sec]]\n\n## Sec\nsec text\n"})
+    server = StdioServer(find_step(step).server, "--vault", str(root), env=quiet_environment(str(tmp_path / "i")))
+    try:
+        server.handshake()
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            answer = server.ask(rpc("tools/call", id=2, name="get_note",
+                                    arguments={"path": "Prefix", "heading": "Section"}))["result"]
+            if "being built" not in json.dumps(answer) or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+    finally:
+        server.stop()
+    note = answer["structuredContent"]
+    assert "sec text" in note["text"] and not note.get("embedsNotShown"), note
+
+
+# ---- falsy values that are values ----------------------------------------------------
+
+@pytest.mark.parametrize("request_id", [0, ""], ids=["zero", "empty"])
+def test_an_error_answers_the_id_0_or_empty_string_it_was_asked_with(core, request_id):
+    session_id = core.open_session()
+    reply = core.send(session_id, {"jsonrpc": "2.0", "id": request_id, "method": "no/such/method"}).json()
+    assert reply["id"] == request_id and reply["error"]["code"] == -32601
+
+
+PROGRESS_STEPS = sorted(set(distinct_copies("protocol.py", since=7) + distinct_copies("http_transport.py", since=7)))
+
+
+@pytest.mark.parametrize("token", [0, ""], ids=["zero", "empty"])
+@pytest.mark.parametrize("step", PROGRESS_STEPS)
+def test_a_progress_token_of_0_or_empty_string_gets_a_stream_of_progress(step_servers, step, token):
+    client = step_servers(step)
+    session_id = client.open_session()
+    call = rpc("tools/call", id=5, name="reindex", arguments={}, _meta={"progressToken": token})
+    deadline = time.monotonic() + TIMEOUT
+    while True:  # a first build under way answers "already being rebuilt"
+        reply = client.send(session_id, call)
+        messages = [json.loads(line[6:]) for line in reply.body.decode().splitlines() if line.startswith("data: ")]
+        if messages and not messages[-1]["result"]["isError"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert reply.headers["Content-Type"] == "text/event-stream"
+    progress = [message["params"] for message in messages[:-1]]
+    assert progress and all(params["progressToken"] == token for params in progress), messages
+
+
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+
+
+@pytest.mark.parametrize("listen_id", [0, ""], ids=["zero", "empty"])
+@pytest.mark.parametrize("step", [find_step(n) for n in sorted(set(distinct_copies("subscriptions.py", since=9)
+                                                                   + distinct_copies("stdio_transport.py", since=9)))],
+                         ids=lambda step: step.folder)
+def test_a_listen_with_id_0_or_empty_string_is_named_in_every_notification_and_can_be_cancelled(
+        step, tmp_path, listen_id):
+    with stdio_server(step, tmp_path) as (server, vault):
+        wait_for_the_watcher(server)
+        listen = {"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen",
+                  "params": {"_meta": STATELESS_META, "notifications": {"resourcesListChanged": True}}}
+        server.send(listen)
+        acknowledged = server.read()
+        assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
+        assert acknowledged["params"]["_meta"][SUBSCRIPTION_ID] == listen_id
+        (vault / "New.md").write_text("New.\n")
+        changed = server.read(TIMEOUT)
+        assert changed["method"] == "notifications/resources/list_changed"
+        assert changed["params"]["_meta"][SUBSCRIPTION_ID] == listen_id
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": listen_id}})
+        (vault / "After the cancel.md").write_text("New.\n")
+        time.sleep(1)  # the watcher has seen it
+        server.send({"jsonrpc": "2.0", "id": "last", "method": "server/discover", "params": {"_meta": STATELESS_META}})
+        heard = server.read()
+        assert heard.get("id") == "last", f"a cancelled subscription was still told of a change: {heard}"
+        server.send(listen)  # its id is free again
+        assert server.read()["method"] == "notifications/subscriptions/acknowledged"
+
+
+@pytest.mark.parametrize("step", distinct_copies("notes.py", since=5))
+def test_an_alias_or_tag_written_as_0_is_kept(step):
+    (notes,) = modules(step, "notes")
+    note = notes.parse_note("N", "---\naliases: [0, 1]\ntags: [0a, b]\n---\nbody\n")
+    assert note.aliases == ["0", "1"]
+    assert [tag.name for tag in note.tags] == ["0a", "b"]
+
+
+# ---- a path whose parent is a file ----------------------------------------------------
+
+@pytest.mark.parametrize("step", distinct_copies("vault.py", since=4))
+@pytest.mark.parametrize("path", ["Home.md/x", "Home.md/x.md", "Home/x", "Home.md/Deep/x"])
+def test_a_path_under_a_note_is_a_note_that_does_not_exist(step, tmp_path, path):
+    (vault_module,) = modules(step, "vault")
+    vault = vault_module.Vault(make_vault(tmp_path, {"Home.md": "# Home\n"}))
+    with pytest.raises(vault_module.NoteNotFound, match="No note"):
+        vault.read_note(path)
+    with pytest.raises(vault_module.NoteNotFound, match="No folder"):
+        vault.list_notes(path)
+
+
+def test_step_10_answers_a_path_under_a_note_as_not_found_everywhere(tmp_path):
+    root = make_vault(tmp_path / "vault", {"Home.md": "# Home\n"})
+    server = StdioServer(find_step(10).server, "--vault", str(root), env=quiet_environment(str(tmp_path / "i")))
+    try:
+        server.handshake()
+        note = server.ask(rpc("tools/call", id=2, name="get_note", arguments={"path": "Home.md/x"}))["result"]
+        folder = server.ask(rpc("tools/call", id=3, name="list_notes", arguments={"folder": "Home.md/x"}))["result"]
+        resource = server.ask(rpc("resources/read", id=4, uri="vault:///Home.md/x"))
+    finally:
+        server.stop()
+    assert note["isError"] and note["content"][0]["text"].startswith('No note "Home.md/x"')
+    assert folder["isError"] and folder["content"][0]["text"].startswith('No folder "Home.md/x"')
+    assert resource["error"]["code"] == -32002
+
+
+def test_obsidian_settings_that_are_a_file_not_a_folder_are_no_settings(tmp_path):
+    (vault_module,) = modules(10, "vault")
+    root = make_vault(tmp_path, {"Home.md": "# Home\n", ".obsidian": "not a folder"})
+    assert vault_module.Vault(root).list_notes() == ["Home.md"]
+
+
+# ---- headings at their edges, as Obsidian reads them --------------------------------
+
+@pytest.mark.parametrize("step", distinct_copies("markdown.py", since=5))
+@pytest.mark.parametrize("text,headings", [
+    ("para\n    # indented four", []),  # four spaces: code, or the paragraph going on
+    ("   # three spaces", ["three spaces"]),
+    ("#\tTabbed", ["Tabbed"]),  # a tab separates as a space does
+    ("# C#", ["C#"]),  # a closing # needs a space before it
+    ("# Title ##", ["Title"]),
+    ("# Title #\t", ["Title"]),
+    ("# #", [""]),  # only a closing sequence: an empty heading
+    ("####### seven", []),
+])
+def test_headings_at_their_edges(step, text, headings):
+    (markdown,) = modules(step, "markdown")
+    assert [heading.text for heading in markdown.find_headings(text)] == headings
+
+
+@pytest.mark.parametrize("step", distinct_copies("markdown.py", since=5))
+def test_a_section_is_found_whatever_runs_of_spaces_its_heading_has(step):
+    (markdown,) = modules(step, "markdown")
+    assert markdown.section_text("# Day  2\ntext\n", "Day 2") == "# Day  2\ntext"
+    assert markdown.section_text("# Day 2\ntext\n", "Day   2") == "# Day 2\ntext"
+
+
+# ---- size limits at their size, and one over ----------------------------------------
+
+@pytest.mark.parametrize("step", distinct_copies("vault.py", since=4))
+def test_a_note_of_exactly_the_largest_size_is_read_and_one_byte_more_is_not(step, tmp_path):
+    (vault_module,) = modules(step, "vault")
+    root = make_vault(tmp_path, {})
+    (root / "Edge.md").write_bytes(b"x" * vault_module.MAX_NOTE_BYTES)
+    (root / "Over.md").write_bytes(b"x" * (vault_module.MAX_NOTE_BYTES + 1))
+    vault = vault_module.Vault(root)
+    assert len(vault.read_note("Edge")[1]) == vault_module.MAX_NOTE_BYTES
+    with pytest.raises(vault_module.VaultError, match="larger than 1 MiB"):
+        vault.read_note("Over")
+
+
+@pytest.mark.parametrize("step", distinct_copies("inbox.py", since=8))
+def test_create_note_takes_exactly_as_many_tags_and_as_long_a_tag_as_it_says(step, tmp_path):
+    (inbox,) = modules(step, "inbox")
+    most = [f"t{number}" for number in range(inbox.MAX_TAGS)]
+    assert inbox.create_note(tmp_path, "Inbox", "Most tags", "x", most) == "Inbox/Most tags.md"
+    with pytest.raises(inbox.InboxError, match=f"at most {inbox.MAX_TAGS}"):
+        inbox.create_note(tmp_path, "Inbox", "Too many", "x", most + ["one-more"])
+    longest = "t" * inbox.MAX_TAG_CHARS
+    assert inbox.create_note(tmp_path, "Inbox", "Longest tag", "x", [longest]) == "Inbox/Longest tag.md"
+    with pytest.raises(inbox.InboxError, match="is not a tag"):
+        inbox.create_note(tmp_path, "Inbox", "Too long", "x", [longest + "t"])
+
+
+@pytest.mark.parametrize("step", distinct_copies("inbox.py", since=8))
+@pytest.mark.parametrize("title", ["con." + "a" * 300, "a" * 300, "é" * 300, "nul" + " " + "b" * 300])
+def test_a_long_title_makes_a_name_within_the_byte_limit_even_when_a_reserved_name_gets_its_mark(step, title):
+    (inbox,) = modules(step, "inbox")
+    name = inbox.safe_file_name(title)
+    assert len(name.encode("utf-8")) <= inbox.MAX_NAME_BYTES, (len(name.encode()), name[:20])
+
+
+def raw_post(port: int, length: int) -> bytes:
+    """The head of a POST announcing `length` bytes and asking to be told to go on."""
+    return (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nContent-Length: {length}\r\n"
+            "Expect: 100-continue\r\n\r\n").encode()
+
+
+def test_a_body_of_exactly_the_largest_size_is_let_in_and_one_byte_more_is_refused(door):
+    with step_modules(find_step(door.step).path):
+        from limits import Limits
+    largest = Limits().max_body
+    for length, expected in ((largest, b"HTTP/1.1 100 Continue"), (largest + 1, b"HTTP/1.1 413")):
+        with socket.create_connection((door.host, door.port), timeout=5) as sock:
+            sock.sendall(raw_post(door.port, length))
+            assert sock.recv(1024).startswith(expected), length
