@@ -11,8 +11,9 @@ numbers match what an editor shows. A caller that asks several questions of the 
 text may pass `masked=mask(text)` to each, so the masking is done once.
 """
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 from urllib.parse import unquote
 
 
@@ -152,7 +153,8 @@ class _Masker:
 
     def _inline(self, line: str, offset: int) -> str:
         """Blank code spans, comments and math in one line; it may start inside an open one."""
-        out, pos, no_code_closer, no_math_closer = [], 0, set(), False
+        out, pos, no_math_closer = [], 0, False
+        code_runs = _backtick_runs(line) if "`" in line else {}
         if self.closer:
             end = line.find(self.closer)
             if end < 0:
@@ -164,10 +166,8 @@ class _Masker:
         while (found := _INLINE.search(line, pos)) is not None:
             start, token = found.start(), found.group()
             end = None
-            if token[0] == "`" and len(token) not in no_code_closer:
-                end = _code_span_end(line, found.end(), len(token))
-                if end is None:
-                    no_code_closer.add(len(token))  # no later run of that length either
+            if token[0] == "`":
+                end = _code_span_end(code_runs, found.end(), len(token))
             elif token in _CLOSER and (token != "$$" or offset + start < self.last_double_dollar):
                 closer = line.find(_CLOSER[token], found.end())
                 if closer < 0:  # open until a later line closes it
@@ -188,17 +188,28 @@ class _Masker:
         return "".join(out)
 
 
-def _code_span_end(line: str, pos: int, length: int) -> int | None:
-    """Where a code span opened by `length` backticks ends: at a run of exactly as many."""
-    for run in _BACKTICKS.finditer(line, pos):
-        if len(run.group()) == length:
-            return run.end()
-    return None
+def _backtick_runs(line: str) -> dict[int, list[int]]:
+    """Where each run of backticks in the line starts, listed by the run's length.
+
+    Made once per line, then searched by bisection: looking along the rest of the line
+    for a closer at each opening run cost a line of runs of every length (` `` ``` ...)
+    its length times the number of runs."""
+    runs = {}
+    for run in _BACKTICKS.finditer(line):
+        runs.setdefault(len(run.group()), []).append(run.start())
+    return runs
+
+
+def _code_span_end(code_runs: dict[int, list[int]], pos: int, length: int) -> int | None:
+    """Where a code span opened by `length` backticks ends: at the first run of exactly as
+    many that starts at `pos` or later."""
+    starts = code_runs.get(length, [])
+    index = bisect_left(starts, pos)
+    return starts[index] + length if index < len(starts) else None
 
 
 # region headings
 _HEADING = re.compile(r"[ ]{0,3}(#{1,6})(?:[ \t]|$)")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
 
 def find_headings(text: str, first_line: int = 1, masked: str | None = None) -> list[Heading]:
@@ -208,9 +219,20 @@ def find_headings(text: str, first_line: int = 1, masked: str | None = None) -> 
     for number, (line, masked_line) in enumerate(zip(text.split("\n"), masked_lines, strict=True)):
         found = _HEADING.match(masked_line)
         if found:
-            title = _CLOSING_HASHES.sub("", line[found.end() :].strip())
+            title = _without_closing_hashes(line[found.end() :].strip())
             headings.append(Heading(len(found.group(1)), title.strip(), first_line + number))
     return headings
+
+
+def _without_closing_hashes(title: str) -> str:
+    """`Text ##` is "Text": a closing run of # goes when a space or a tab comes before it,
+    or nothing does (`##` alone is ""); `C#` keeps its #."""
+    # String methods, not a regular expression: one like (^|[ \t]+)#+$ is tried from every
+    # blank to the end of the line, so a heading of a million blanks took hours.
+    kept = title.rstrip("#")
+    if kept == title or (kept and kept[-1] not in " \t"):
+        return title
+    return kept.rstrip(" \t")
 # endregion headings
 
 
@@ -266,8 +288,9 @@ def _heading_key(heading: str) -> str:
     return " ".join(shown.split()).lower()
 
 
-# [[Target]], [[Target#Heading]] or [[Target|shown text]] inside a heading's text.
-_WIKILINK_IN_HEADING = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+# [[Target]], [[Target#Heading]] or [[Target|shown text]] inside a heading's text. No "["
+# inside, as in _WIKILINK: else each "[[" of a heading of "[[[[..." is tried to its end.
+_WIKILINK_IN_HEADING = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
 
 
 def _ends_with_chain(path: list[str], wanted: list[str]) -> bool:
@@ -282,6 +305,12 @@ def _ends_with_chain(path: list[str], wanted: list[str]) -> bool:
 # digits and "-" in an id.
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 
+# Blocks may overlap: an id at the end of every line of a paragraph names the paragraph
+# up to that line each time, and 100,000 such lines would copy it 100,000 times. So the
+# texts of a note's blocks hold this many characters in all, and past it are cut; no
+# real note comes near it (a note is at most 1 MB).
+MAX_BLOCK_TEXT = 4_000_000
+
 
 def find_blocks(text: str, first_line: int = 1, masked: str | None = None) -> list[Block]:
     """Every block given an id, as Obsidian finds them, each id once (the first wins).
@@ -290,13 +319,17 @@ def find_blocks(text: str, first_line: int = 1, masked: str | None = None) -> li
     alone on the line right after it. Alone after a blank line, it names the whole block
     above the blank: how a list, a quote or a table gets an id.
     """
-    lines = text.split("\n")
-    masked_lines = (masked if masked is not None else mask(text)).split("\n")
-    blocks = {}
+    masked = masked if masked is not None else mask(text)
+    if "^" not in masked:  # no id, as in most notes: no need to see where blocks start
+        return []
+    lines, masked_lines = text.split("\n"), masked.split("\n")
+    line_starts = list(accumulate((len(line) + 1 for line in lines), initial=0))  # offsets in text
+    run_starts, block_starts = _block_starts(masked_lines)
+    blocks, room = {}, MAX_BLOCK_TEXT
     for number, masked_line in enumerate(masked_lines):
         found = _BLOCK_ID.search(masked_line)
-        if not found or _HEADING.match(masked_line):
-            continue
+        if not found or _HEADING.match(masked_line) or found.group(1).lower() in blocks:
+            continue  # an id seen before is skipped before any work is done for it
         alone = not masked_line[: found.start()].strip()
         last = number - 1 if alone else number  # the block's last line
         after_blank = alone and last >= 0 and not masked_lines[last].strip()
@@ -304,22 +337,34 @@ def find_blocks(text: str, first_line: int = 1, masked: str | None = None) -> li
             last -= 1
         if last < 0 or _HEADING.match(masked_lines[last]):  # a heading is no block
             continue
-        start = _block_start(masked_lines, last, whole=after_blank)
-        own = lines[start : last + 1]
-        if not alone:
-            own[-1] = own[-1][: found.start()].rstrip()
-        blocks.setdefault(found.group(1).lower(), Block(found.group(1), first_line + start, "\n".join(own)))
+        start = run_starts[last] if after_blank else block_starts[last]
+        # its lines as written, without the id, cut to what is left of MAX_BLOCK_TEXT
+        end = line_starts[last] + len(lines[last] if alone else lines[last][: found.start()].rstrip())
+        own = text[line_starts[start] : min(end, line_starts[start] + room)]
+        room -= len(own)
+        blocks[found.group(1).lower()] = Block(found.group(1), first_line + start, own)
     return list(blocks.values())
 
 
-def _block_start(masked_lines: list[str], last: int, whole: bool) -> int:
-    """The first line of the block that ends at `last`: the run of lines up to a blank line
-    or a heading, or in a list, unless the `whole` list is meant, the item `last` is in."""
-    start = last
-    while start > 0 and masked_lines[start - 1].strip() and not _HEADING.match(masked_lines[start - 1]):
-        start -= 1
-    items = [n for n in range(start, last + 1) if _LIST_ITEM.match(masked_lines[n])]
-    return items[-1] if items and not whole else start
+def _block_starts(masked_lines: list[str]) -> tuple[list[int | None], list[int | None]]:
+    """For each line, the first line of its run (the lines up to a blank line or a
+    heading) and of its block: in a list, the item it is in, else the run again.
+
+    One pass down the note, where walking up from each id read a paragraph again for
+    every id in it."""
+    run_starts, block_starts = [], []
+    run_start = item_start = None  # None on a blank line or a heading
+    for number, line in enumerate(masked_lines):
+        if not line.strip() or _HEADING.match(line):
+            run_start = item_start = None
+        else:
+            if run_start is None:
+                run_start = number
+            if _LIST_ITEM.match(line):
+                item_start = number
+        run_starts.append(run_start)
+        block_starts.append(run_start if item_start is None else item_start)
+    return run_starts, block_starts
 
 
 # region chunks
@@ -333,7 +378,10 @@ def chunk_sections(title: str, sections: list[Section], max_chars: int = 2000) -
     for section in sections:
         # "# Focaccia" at the top of Focaccia.md says the title again: say it once.
         trail = section.path[1:] if section.path[:1] == [title] else section.path
-        context = " > ".join([title] + trail)[: max_chars // 4]
+        # Each heading cut before the join: a heading of 500 KB would be copied whole for
+        # every section under it, only to be cut afterwards.
+        keep = max_chars // 4
+        context = " > ".join(heading[:keep] for heading in [title] + trail)[:keep]
         budget = max(1, max_chars - len(context) - 2)
         body = section.text.partition("\n")[2] if section.level else section.text
         first = section.line + 1 if section.level else section.line
