@@ -352,12 +352,14 @@ def _properties(text: str) -> tuple[str, bool]:
     An anchor only names a value for aliases, which are never expanded. A tag asks for
     a type; only `!!str` (keep this as text) is honoured, any other is ignored.
     """
-    as_text = False
-    while text[:1] in ("&", "!"):
-        name = _PROPERTY.match(text).group()
+    as_text, position = False, 0
+    # An index walks over the names, as _Flow.node does: cutting the text after each name
+    # copied the rest of the line once per name, work that grew as the square of the line.
+    while text[position : position + 1] in ("&", "!"):
+        name = _PROPERTY.match(text, position).group()
         as_text = as_text or name == "!!str"
-        text = text[len(name) :].lstrip(" \t")
-    return text, as_text
+        position = _SPACE_NO_COMMENT.match(text, position + len(name)).end()
+    return text[position:], as_text
 
 
 def _strip_comment(text: str) -> str:

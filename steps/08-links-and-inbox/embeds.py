@@ -22,17 +22,22 @@ Decisions:
   written, unread, and the first of them is listed saying so. Each embed looked at is
   a lookup and perhaps a read: a note of 75,000 embeds would otherwise take seconds,
   and answer with megabytes of reasons.
+- One answer reads and parses each note once, however many embeds name it, and
+  MAX_READ_BYTES of notes in all: past them an embed stays a link, with that reason.
+  A note that embedded a missing block of itself 1,000 times was parsed 1,000 times,
+  two minutes for a note of 1 MiB.
 """
 import re
 
 from links import ATTACHMENT_EXTENSIONS, NOTE, UNRESOLVED, LinkGraph, extension_of
 from markdown import Link, find_links
-from notes import parse_note
+from notes import Note, parse_note
 from resources import title_of
 from vault import MAX_NOTE_BYTES, Vault, VaultError, shown
 
 MAX_DEPTH = 3  # a note, the notes it embeds, theirs, and theirs
 MAX_EMBEDS = 1000  # embeds looked at in one answer, at every depth
+MAX_READ_BYTES = 4 * MAX_NOTE_BYTES  # notes read and parsed for one answer's embeds
 # What opens a line inside quotes and list items: "> ", "> > ", "- ", "  1. ", "> - [ ] ",
 # or the indent of a list item's next paragraph.
 CONTAINERS = re.compile(r"((?:[ \t]*>[ \t]?)*)([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[.\][ \t]+)?|[ \t]+)?")
@@ -46,6 +51,8 @@ class Embeds:
         self.room = MAX_NOTE_BYTES - size  # what the embedded text may add to the answer
         self.not_shown: list[dict] = []
         self.looked_at = 0
+        self.notes: dict[str, tuple[str, Note] | str] = {}  # each note read: (path, note), or why not
+        self.read_room = MAX_READ_BYTES  # what more may be read
 
     def expand(self, text: str, source: str, within: tuple[str, ...], indent: int = 0) -> str:
         """`text`, written in the note `source`, with each note embed replaced by its quote;
@@ -85,11 +92,10 @@ class Embeds:
             return self.skip(written, source, f"{label} is already shown around it")
         if len(within) > MAX_DEPTH:
             return self.skip(written, source, f"embeds are shown {MAX_DEPTH} levels deep")
-        try:
-            path, text = self.vault.read_note(found.target)
-        except VaultError as refused:
-            return self.skip(written, source, str(refused))
-        note = parse_note(title_of(path), text)
+        read = self.read(found.target)  # (path, note), or why it cannot be read
+        if isinstance(read, str):
+            return self.skip(written, source, read)
+        path, note = read
         part = note.section(link.subpath) if link.subpath else note.body  # properties are not shown
         if part is None:
             kind = "block" if link.subpath.startswith("^") else "heading"
@@ -101,6 +107,24 @@ class Embeds:
         inner = self.expand(part, path, within + (label,), indent)
         lines = inner.strip("\n").split("\n")  # a note ends with a line break: no empty "> " last
         return "\n".join(["> Embedded from " + label + ":"] + ["> " + line for line in lines])
+
+    def read(self, target: str) -> tuple[str, Note] | str:
+        """The note at `target` (its path, the note parsed), or why it cannot be shown;
+        read once in one answer, however many embeds name it."""
+        if target not in self.notes:
+            self.notes[target] = self.read_and_parse(target)
+        return self.notes[target]
+
+    def read_and_parse(self, target: str) -> tuple[str, Note] | str:
+        """As read_note and parse_note, until MAX_READ_BYTES have been read."""
+        if self.read_room <= 0:
+            return f"embeds read {MAX_READ_BYTES // 2**20} MiB of notes at most in one answer"
+        try:
+            path, text = self.vault.read_note(target)
+        except VaultError as refused:
+            return str(refused)
+        self.read_room -= len(text.encode("utf-8"))
+        return path, parse_note(title_of(path), text)
 
     def skip(self, written: str, source: str, reason: str) -> None:
         self.not_shown.append({"embed": written, "in": source, "reason": reason})

@@ -42,6 +42,7 @@ import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import NamedTuple
 
 from markdown import Link
@@ -58,6 +59,7 @@ ATTACHMENT_EXTENSIONS = frozenset({
     "mkv", "mov", "mp4", "ogv",
 })
 CONTEXT_CHARS = 200  # how much of the linking line a backlink shows
+MAX_NAME_CHARS = 1024  # longer than any real note's name or path (see key)
 
 # How a link found its note (ResolvedLink.via).
 SELF, PATH, NAME = "self", "path", "name"
@@ -94,7 +96,12 @@ class NoteLinks:
 
 
 def key(text: str) -> str:
-    """How names are compared: composed Unicode, lower case."""
+    """How names are compared: composed Unicode, lower case. A text longer than
+    MAX_NAME_CHARS is only lowered: NFC sorts a run of accents in time that grows with
+    its square (15 s for a link of 128,000 characters), and a link that long names no
+    real note, so it stays unresolved."""
+    if len(text) > MAX_NAME_CHARS:
+        return text.lower()
     return unicodedata.normalize("NFC", text).lower()
 
 
@@ -311,7 +318,7 @@ class LinkGraph:
 def read_entry(path: str, text: str) -> NoteLinks:
     """Parse a note (step 5) and keep what the graph needs: aliases, links, their lines, tags."""
     note = parse_note(name_of(path).removesuffix(".md"), text)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as parse_note numbers them
+    lines = NoteLines(text, note.body)
     links = [(link, context_of(link, lines)) for link in note.links]
     return NoteLinks(note.aliases, links, sorted(note.tag_keys()))
 
@@ -350,13 +357,39 @@ def drop(index: dict[str, set[str]], name: str, path: str) -> None:
             del index[name]
 
 
-def context_of(link: Link, lines: list[str]) -> str:
+class NoteLines:
+    """A note's lines as parse_note numbers them, and where a link of its body stands in
+    its line. Each line is stripped once, however many links it holds."""
+
+    def __init__(self, text: str, body: str):
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # as parse_note reads it
+        self.lines = text.split("\n")
+        self.starts = list(accumulate((len(line) + 1 for line in self.lines), initial=0))  # in text
+        self.body_start = len(text) - len(body)  # the body ends the text; Link.span counts from it
+        self.stripped: dict[int, tuple[str, int]] = {}  # line number -> (line.strip(), characters cut before)
+
+    def place(self, link: Link) -> tuple[str, int, int]:
+        """The link's line, stripped, and where the link starts and ends in it."""
+        if not 0 < link.line <= len(self.lines):
+            return "", 0, 0
+        if link.line not in self.stripped:
+            line = self.lines[link.line - 1]
+            self.stripped[link.line] = line.strip(), len(line) - len(line.lstrip())
+        line, cut = self.stripped[link.line]
+        shift = self.body_start - self.starts[link.line - 1] - cut  # from the body to the stripped line
+        return line, link.span[0] + shift, link.span[1] + shift
+
+
+def context_of(link: Link, lines: NoteLines) -> str:
     """The line that holds the link, trimmed around it to about CONTEXT_CHARS characters.
     A link in a property shows as `property: [[link]]`: its line may hold only the key."""
     if link.from_property:
         return f"{link.from_property}: {written(link)}"
-    line = lines[link.line - 1].strip() if 0 < link.line <= len(lines) else ""
-    return trimmed(line, line.find(link.target) if link.target else line.find("[[#"))
+    line, start, end = lines.place(link)
+    # Centred where the link itself writes its target, or at the line's start (-1) when it
+    # does not (a Markdown link's %20). Searching the whole line for each of its links
+    # took minutes on a line of 1 MiB.
+    return trimmed(line, line.find(link.target or "[[#", start, end))
 
 
 def trimmed(line: str, around: int) -> str:
