@@ -250,3 +250,116 @@ def test_a_body_of_exactly_the_largest_size_is_let_in_and_one_byte_more_is_refus
         with socket.create_connection((door.host, door.port), timeout=5) as sock:
             sock.sendall(raw_post(door.port, length))
             assert sock.recv(1024).startswith(expected), length
+
+
+# ---- a fresh audit's survivors ----------------------------------------------------
+
+@pytest.mark.parametrize("step", distinct_copies("links.py", since=8))
+def test_a_bare_name_prefers_the_linking_notes_own_folder_not_one_named_like_its_start(step):
+    (links,) = modules(step, "links")
+    assert links.pick({"Breadmaking/Oven.md", "A/Oven.md"}, "Bread/Starter.md") == "A/Oven.md"
+    assert links.pick({"Breadmaking/Oven.md", "Bread/Oven.md"}, "Bread/Starter.md") == "Bread/Oven.md"
+
+
+def test_an_excluded_path_is_the_start_of_a_path_never_a_part_inside_it(tmp_path):
+    """Obsidian's filter "Archive" is the start of a vault path ("Archived.md" too), not a
+    word anywhere in it: "Notes/Archive plan.md" stays."""
+    (vault_module,) = modules(10, "vault")
+    root = make_vault(tmp_path, {".obsidian/app.json": '{"userIgnoreFilters": ["Archive"]}',
+                                 "Archive/Old.md": "", "Notes/Archive plan.md": "", "Archived.md": ""})
+    assert vault_module.Vault(root).list_notes() == ["Notes/Archive plan.md"]
+
+
+@pytest.mark.parametrize("arguments", [[], "", 0, False], ids=["list", "string", "zero", "false"])
+def test_arguments_that_are_no_object_are_refused_even_when_empty(step_servers, arguments):
+    for step in distinct_copies("tools.py", since=4):
+        client = step_servers(step)
+        session_id = client.open_session()
+        call = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "list_notes", "arguments": arguments}}
+        result = client.send(session_id, call).json()["result"]
+        assert result["isError"] and "must be an object" in result["content"][0]["text"], (step, result)
+
+
+@pytest.mark.parametrize("step", distinct_copies("schema.py", since=4))
+def test_a_minimum_of_0_is_a_bound(step):
+    (schema,) = modules(step, "schema")
+    problems = schema.validate({"type": "integer", "minimum": 0, "maximum": 10}, -1)
+    assert problems and "(0 to 10)" in problems[0], problems
+    assert schema.validate({"type": "integer", "minimum": 0, "maximum": 10}, 0) == []
+
+
+@pytest.mark.parametrize("step", distinct_copies("protocol.py", since=7))
+def test_progress_says_a_total_of_0(step):
+    (protocol,) = modules(step, "protocol")
+    sent = []
+    protocol.Progress({"_meta": {"progressToken": "t"}}, sent.append)(0, 0)
+    params = sent[0]["params"] if "params" in sent[0] else sent[0]
+    assert params["total"] == 0 and params["progress"] == 0, sent
+
+
+def test_an_empty_session_id_is_a_session_that_does_not_exist(door):
+    """Even on an initialize: an empty id was sent, and names no session; it is no absent one."""
+    initialize = rpc("initialize", protocolVersion="2025-11-25", capabilities={},
+                     clientInfo={"name": "pytest", "version": "1"})
+    reply = door.post(initialize, {"Mcp-Session-Id": ""})
+    assert reply.status == 404, reply.body
+    assert "Mcp-Session-Id" not in reply.headers
+
+
+@pytest.mark.parametrize("step", distinct_copies("vault_index.py", since=7))
+def test_a_note_deep_in_folders_is_found_by_its_own_folder(step, tmp_path):
+    vault_module, vault_index = modules(step, "vault", "vault_index")
+    root = make_vault(tmp_path / "vault", {"Bread/Rye/Loaf.md": "# Loaf\nrye\n"})
+    chunks = vault_index.VaultIndex(vault_module.Vault(root), None, tmp_path / "index").note_chunks("Bread/Rye/Loaf.md")
+    assert {chunk.folder for chunk in chunks} == {"Bread/Rye"}
+
+
+@pytest.mark.parametrize("step", distinct_copies("inbox.py", since=8))
+@pytest.mark.parametrize("inbox_folder", [".", "./", ""], ids=["dot", "dot-slash", "empty"])
+def test_an_inbox_at_the_vault_root_writes_there(step, tmp_path, inbox_folder):
+    (inbox,) = modules(step, "inbox")
+    if not inbox_folder:
+        with pytest.raises(Exception, match="The path is empty"):  # a folder must be named
+            inbox.create_note(tmp_path, inbox_folder, "Idea", "x")
+        return
+    assert inbox.create_note(tmp_path, inbox_folder, "Idea", "x") == "Idea.md"
+    assert (tmp_path / "Idea.md").is_file()
+
+
+@pytest.mark.parametrize("step", distinct_copies("markdown.py", since=5))
+def test_a_section_is_found_by_its_whole_chain_of_headings(step):
+    (markdown,) = modules(step, "markdown")
+    assert markdown.section_text("# A\n## B\n### C\ntext\n", "A#B#C") == "### C\ntext"
+    assert markdown.section_text("# A\n## B\n### C\ntext\n", "B#C") == "### C\ntext"
+    assert markdown.section_text("# A\n## B\n### C\ntext\n", "A#C#B") is None
+
+
+@pytest.mark.parametrize("step", distinct_copies("markdown.py", since=5))
+def test_a_heading_of_the_same_level_ends_a_section_and_is_not_nested_in_it(step):
+    (markdown,) = modules(step, "markdown")
+    sections = markdown.split_sections("# A\n## B\n## C\nc text\n")
+    assert [section.path for section in sections] == [["A"], ["A", "B"], ["A", "C"]]
+
+
+@pytest.mark.parametrize("step", distinct_copies("frontmatter.py", since=5))
+def test_frontmatter_of_exactly_the_largest_size_and_depth_is_read(step):
+    (frontmatter,) = modules(step, "frontmatter")
+    longest = "k: " + "x" * (frontmatter.MAX_CHARS - 3)
+    assert frontmatter.parse_yaml(longest)["k"] == "x" * (frontmatter.MAX_CHARS - 3)
+    with pytest.raises(frontmatter.YamlError if hasattr(frontmatter, "YamlError") else Exception):
+        frontmatter.parse_yaml(longest + "x")
+
+    def nested(levels: int) -> str:
+        return "".join("  " * level + "a:\n" for level in range(levels - 1)) + "  " * (levels - 1) + "a: 1\n"
+
+    assert frontmatter.parse_yaml(nested(frontmatter.MAX_DEPTH))
+    with pytest.raises(Exception):
+        frontmatter.parse_yaml(nested(frontmatter.MAX_DEPTH + 1))
+
+
+@pytest.mark.parametrize("step", distinct_copies("vault_index.py", since=7))
+def test_names_that_fill_the_context_exactly_are_all_kept(step):
+    (vault_index,) = modules(step, "vault_index")
+    half = vault_index.CONTEXT_CHARS // 2
+    assert vault_index.within(["a" * half, "b" * half]) == ["a" * half, "b" * half]
+    assert vault_index.within(["a" * half, "b" * (half + 1)]) == ["a" * half]
