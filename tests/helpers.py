@@ -3,9 +3,11 @@ import http.client
 import importlib
 import json
 import queue
+import signal
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -235,3 +237,29 @@ def tool_refusal(client: McpClient, name: str, **arguments) -> str:
     result = tool_call(client, name, **arguments)
     assert result["isError"] is True, result
     return result["content"][0]["text"]
+
+
+def cpu_bounded(seconds: float, function, *args):
+    """function(*args), failing once it has used `seconds` of processor time.
+
+    A loose bound that only a runaway crosses: a hang detector, not a benchmark. It
+    counts this process's processor time, not the clock, so other processes on a busy
+    machine do not move it. Where the system has the timer, a run that goes on too long
+    is stopped, not waited for."""
+    timer = hasattr(signal, "ITIMER_PROF") and threading.current_thread() is threading.main_thread()
+    if timer:
+
+        def stop(signum, frame):
+            raise AssertionError(f"{function.__name__} used more than {seconds} s of processor time")
+
+        previous = signal.signal(signal.SIGPROF, stop)
+        signal.setitimer(signal.ITIMER_PROF, seconds)
+    started = time.process_time()
+    try:
+        result = function(*args)
+    finally:
+        if timer:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
+    assert time.process_time() - started < seconds
+    return result

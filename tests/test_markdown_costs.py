@@ -4,13 +4,11 @@ a paragraph with an id on every line; one heading over 64,000 sections; a line o
 backtick runs of every length) now take well under a second. Each call is stopped
 after BOUND_SECONDS of processor time, a hang detector rather than a benchmark, and
 what it returns is checked too. In this process, for each distinct copy of markdown.py."""
-import signal
-import threading
 import time
 
 import pytest
 
-from helpers import distinct_copies, step_modules
+from helpers import cpu_bounded, distinct_copies, step_modules
 from manifest import find_step
 
 MEGABYTE = 1024 * 1024  # the most a note may be (vault.MAX_NOTE_BYTES)
@@ -25,25 +23,8 @@ def markdown_of(step: int):
 
 
 def within_bound(function, *args):
-    """function(*args), failing once it has used BOUND_SECONDS of processor time. Where the
-    system has the timer, a run that goes on (the old code: minutes, or hours) is stopped."""
-    timer = hasattr(signal, "ITIMER_PROF") and threading.current_thread() is threading.main_thread()
-    if timer:
-
-        def stop(signum, frame):
-            raise AssertionError(f"{function.__name__} used more than {BOUND_SECONDS} s of processor time")
-
-        previous = signal.signal(signal.SIGPROF, stop)
-        signal.setitimer(signal.ITIMER_PROF, BOUND_SECONDS)
-    started = time.process_time()
-    try:
-        result = function(*args)
-    finally:
-        if timer:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-            signal.signal(signal.SIGPROF, previous)
-    assert time.process_time() - started < BOUND_SECONDS
-    return result
+    """function(*args), failing once it has used BOUND_SECONDS of processor time."""
+    return cpu_bounded(BOUND_SECONDS, function, *args)
 
 
 @pytest.mark.parametrize("step", STEPS)

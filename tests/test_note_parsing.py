@@ -6,15 +6,13 @@ the syntax cases of the sample vault. The last part feeds random text to every
 function: nothing may raise, and nothing may take long.
 """
 import random
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from helpers import STEPS_DIR, step_modules
+from helpers import STEPS_DIR, cpu_bounded, step_modules
 from manifest import SAMPLE_VAULT
 
 with step_modules(STEPS_DIR / "05-parsing-notes"):
@@ -342,30 +340,9 @@ RUNAWAY_CPU_SECONDS = 30.0
 
 
 def assert_quick(function, *args):
-    """function(*args), failing once it has used RUNAWAY_CPU_SECONDS of processor time.
-
-    A loose bound that only a runaway crosses: these inputs take a few seconds at
-    most, a quadratic reading of them minutes. It counts this process's processor
-    time, not the clock, so other processes on a busy machine do not move it. Where
-    the system has the timer, a run that goes on too long is stopped, not waited for.
-    """
-    timer = hasattr(signal, "ITIMER_PROF") and threading.current_thread() is threading.main_thread()
-    if timer:
-
-        def stop(signum, frame):
-            raise AssertionError(f"{function.__name__} used more than {RUNAWAY_CPU_SECONDS} s of processor time")
-
-        previous = signal.signal(signal.SIGPROF, stop)
-        signal.setitimer(signal.ITIMER_PROF, RUNAWAY_CPU_SECONDS)
-    started = time.process_time()
-    try:
-        result = function(*args)
-    finally:
-        if timer:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-            signal.signal(signal.SIGPROF, previous)
-    assert time.process_time() - started < RUNAWAY_CPU_SECONDS
-    return result
+    """function(*args), failing once it has used RUNAWAY_CPU_SECONDS of processor time: these
+    inputs take a few seconds at most, a quadratic reading of them minutes."""
+    return cpu_bounded(RUNAWAY_CPU_SECONDS, function, *args)
 
 
 PARSING_FILES = {module.__file__ for module in (frontmatter, markdown, notes)}  # the copies this file calls
