@@ -4,7 +4,6 @@ a paragraph with an id on every line; one heading over 64,000 sections; a line o
 backtick runs of every length) now take well under a second. Each call is stopped
 after BOUND_SECONDS of processor time, a hang detector rather than a benchmark, and
 what it returns is checked too. In this process, for each distinct copy of markdown.py."""
-import time
 
 import pytest
 
