@@ -47,7 +47,8 @@ def test_every_chapter_has_exercises_and_every_exercise_has_its_parts():
         )
     for exercise in EXERCISES:
         parts = sorted(p.name for p in exercise.path.iterdir() if p.name != "__pycache__")
-        assert parts == ["check.py", "solution.diff"], f"{exercise.path} holds {parts}"
+        assert parts in (["check.py", "solution.diff"], ["check.py", "solution.diff", "solution.md"]), (
+            f"{exercise.path} holds {parts}")
         assert re.fullmatch(r"\d+-[a-z0-9]+(-[a-z0-9]+)*", exercise.path.name), exercise.path.name
     for step in load_steps():
         numbers = [e.number for e in EXERCISES if e.step == step]
@@ -61,6 +62,27 @@ def test_the_chapter_says_where_the_exercise_goes_and_how_to_check_it(exercise):
     relative = exercise.solution.relative_to(ROOT / "guide").as_posix()
     assert f"({relative})" in section, f"{exercise.step.chapter} does not link {relative}"
     assert f"make exercise-{exercise.id}" in section
+
+
+def exercise_item(exercise) -> str:
+    """The exercise's own item in its chapter's numbered list, from its number to the next."""
+    section = (ROOT / exercise.step.chapter).read_text().partition("\n## Exercises\n")[2].partition("\n## ")[0]
+    items = re.split(r"(?m)^(?=\d+\. \*\*)", section)[1:]
+    return items[exercise.number - 1]
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
+def test_an_exercise_that_asks_a_question_has_its_answer_beside_the_diff(exercise):
+    item = exercise_item(exercise)
+    assert f"make exercise-{exercise.id}" in item, f"item {exercise.number} of {exercise.step.chapter} is another exercise's"
+    answers = exercise.path / "solution.md"
+    if "?" in item.partition("Check:")[0]:
+        assert answers.exists(), f"exercise {exercise.id} asks a question: answer it in {answers.relative_to(ROOT)}"
+    if answers.exists():
+        assert f"({answers.relative_to(ROOT / 'guide').as_posix()})" in item, (
+            f"{exercise.step.chapter} does not link {answers.relative_to(ROOT)} from exercise {exercise.number}")
+        text = answers.read_text()
+        assert text.startswith("# ") and len(text.split()) >= 60, f"{answers.relative_to(ROOT)} answers in too few words"
 
 
 UNRESOLVED_LINK = '{"path": r.source, "line": r.link.line, "target": r.link.target}'

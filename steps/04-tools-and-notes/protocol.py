@@ -37,6 +37,7 @@ MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 # 2026-07-28 lets a result say how long a client may cache it. The tools and the
 # template are the same for everyone for as long as the server runs; the notes are
 # the user's own, and may change at any moment.
+# region cache-hints
 CACHE_HINTS = {
     "server/discover": {"ttlMs": 300_000, "cacheScope": "public"},
     "tools/list": {"ttlMs": 300_000, "cacheScope": "public"},
@@ -44,6 +45,7 @@ CACHE_HINTS = {
     "resources/list": {"ttlMs": 0, "cacheScope": "private"},
     "resources/read": {"ttlMs": 0, "cacheScope": "private"},
 }
+# endregion cache-hints
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -210,12 +212,14 @@ class Server:
         handler = {"server/discover": self.discover, **self.methods()}.get(method)
         if handler is None:
             raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        # region stateless-not-found
         try:
             result = {"resultType": "complete", **handler(params), **CACHE_HINTS.get(method, {})}
         except ProtocolError as error:
             if error.code == RESOURCE_NOT_FOUND:  # this era has no code of its own for it
                 raise ProtocolError(INVALID_PARAMS, error.message, error.data) from None
             raise
+        # endregion stateless-not-found
         result.setdefault("_meta", {})[META_SERVER_INFO] = SERVER_INFO
         return result
 

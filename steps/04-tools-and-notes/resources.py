@@ -8,6 +8,7 @@ model sends. URIs look like vault:///Bread/Focaccia.md (vault.py says why).
 """
 from vault import Vault, page, path_to_uri, uri_to_path
 
+# region resources
 PAGE_SIZE = 100  # resources per page of resources/list
 MIME_TYPE = "text/markdown"
 
@@ -37,6 +38,7 @@ def read_resource(vault: Vault, uri: str) -> dict:
     # The URI as the client asked for it, even when the note was found under another
     # spelling (.md left out, another Unicode form): that is the URI it will look for.
     return {"contents": [{"uri": uri, "mimeType": MIME_TYPE, "text": text}]}
+# endregion resources
 
 
 def title_of(path: str) -> str:

@@ -28,6 +28,7 @@ KEYWORDS = {
 }
 
 
+# region types
 def is_integer(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)  # True is an int in Python, not in JSON
 
@@ -41,6 +42,7 @@ TYPES = {
     "boolean": lambda value: isinstance(value, bool),
     "null": lambda value: value is None,
 }
+# endregion types
 
 NAMES = {"object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
          "number": "a number", "boolean": "a boolean (true or false)", "null": "null"}
@@ -50,6 +52,7 @@ class SchemaError(Exception):
     """A tool declared a schema this module cannot check: a bug for the developer."""
 
 
+# region check-schema
 def check_schema(schema, where: str = "schema") -> None:
     """Raise SchemaError unless schema uses only what validate understands."""
     if not isinstance(schema, dict):
@@ -71,6 +74,7 @@ def check_schema(schema, where: str = "schema") -> None:
         raise SchemaError(f"{where}: additionalProperties must be true or false")
     if "default" in schema and validate(schema, schema["default"]):
         raise SchemaError(f"{where}: the default {schema['default']!r} breaks its own schema")
+# endregion check-schema
 
 
 def defaults(schema: dict) -> dict:
@@ -78,6 +82,7 @@ def defaults(schema: dict) -> dict:
     return {name: sub["default"] for name, sub in schema.get("properties", {}).items() if "default" in sub}
 
 
+# region validate
 def validate(schema: dict, value) -> list[str]:
     """Every way value breaks schema, one message per field; [] when it fits.
     A field is named by its path ('limit', 'filter.tags[2]'); the value itself is 'arguments'."""
@@ -109,8 +114,10 @@ def check_object(schema: dict, value: dict, path: str, errors: list[str]) -> Non
     for name, subschema in properties.items():
         if name in value:
             check(subschema, value[name], prefix + name, errors)
+# endregion validate
 
 
+# region fits
 def fits(schema: dict, value) -> bool:
     """Type, enum and bounds: everything about value itself, not its members."""
     types = types_of(schema)
@@ -124,6 +131,7 @@ def fits(schema: dict, value) -> bool:
     if isinstance(value, str):
         return schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value))
     return True
+# endregion fits
 
 
 def expected(schema: dict) -> str:

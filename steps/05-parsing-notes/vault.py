@@ -115,10 +115,12 @@ def is_text(value: str) -> bool:
     return True
 
 
+# region spellings
 def spellings(relative: str) -> list[str]:
     """relative as sent, then composed (NFC) and decomposed (NFD), without repeats."""
     forms = [relative, unicodedata.normalize("NFC", relative), unicodedata.normalize("NFD", relative)]
     return list(dict.fromkeys(forms))
+# endregion spellings
 
 
 def hidden(parts) -> str | None:
@@ -142,6 +144,7 @@ class Vault:
         """The real file of the note user_path names, or a VaultError saying why not."""
         return self.locate(user_path)[1]
 
+    # region locate
     def locate(self, user_path) -> tuple[str, Path]:
         """The note's vault-relative path as found on disk, and its real file."""
         parts = path_parts(user_path)
@@ -158,6 +161,7 @@ class Vault:
         if info.st_size > MAX_NOTE_BYTES:
             raise too_large(relative, info.st_size)
         return relative, real
+    # endregion locate
 
     def find_note(self, relative: str) -> tuple[str, os.stat_result]:
         """Try the name with '.md' added first, as an Obsidian link means, then as sent."""
@@ -200,6 +204,7 @@ class Vault:
         return real.is_relative_to(self.root) and not hidden(real.relative_to(self.root).parts)
     # endregion real-inside
 
+    # region read-note
     def read_note(self, user_path) -> tuple[str, str]:
         """(the note's vault-relative path, its text). Every read of a note's text,
         by a tool, a resource, the index or the watcher, comes through here."""
@@ -218,6 +223,7 @@ class Vault:
         if len(data) > MAX_NOTE_BYTES:
             raise too_large(relative, len(data))
         return relative, note_text(relative, data)
+    # endregion read-note
 
     def list_notes(self, folder=None) -> list[str]:
         """The vault-relative paths of the notes in folder and its subfolders, sorted.
@@ -228,6 +234,7 @@ class Vault:
         _, prefix = self.find_folder(folder)
         return [note for note in notes if note.startswith(prefix)]
 
+    # region listing-cache
     def all_notes(self) -> list[str]:
         """Every note of the vault, from the last walk while no folder has changed.
 
@@ -251,7 +258,9 @@ class Vault:
             if now != seen or now >= self._walked_at - 2 * 10**9:
                 return True
         return False
+    # endregion listing-cache
 
+    # region hard-links-check
     def check_hard_links(self, relative: str, opened: os.stat_result) -> None:
         """Refuse a file with another name, unless each of its names is a note the vault lists."""
         if opened.st_nlink > 1:
@@ -259,6 +268,7 @@ class Vault:
             if (opened.st_dev, opened.st_ino) not in self._whole_files:
                 raise VaultError(f"{shown(relative)} is a file with {opened.st_nlink} names (hard links), and not "
                                  "all of them are notes of this vault; such a file is not served")
+    # endregion hard-links-check
 
     def walk(self) -> tuple[list[str], dict[str, int], set[tuple[int, int]]]:
         """(every note, sorted; each folder walked and its modification time; the files of
@@ -332,6 +342,7 @@ class HardLinks:
         self.links: dict[tuple[int, int], int] = {}  # file -> how many names it has
         self.listed: dict[tuple[int, int], int] = {}  # file -> how many of them the walk listed
 
+    # region hard-links
     def add(self, note: str, entry: os.DirEntry) -> None:
         try:
             info = entry.stat()  # a symbolic link's file: the one that would be read
@@ -349,8 +360,10 @@ class HardLinks:
         """(the notes to leave out, the files whole)."""
         whole = {file for file, links in self.links.items() if self.listed.get(file, 0) >= links}
         return {note for note, file in self.file_of.items() if file not in whole}, whole
+    # endregion hard-links
 
 
+# region open-door
 SWAPPED = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}  # what open says when it meets a link it may not follow
 NAME_BY_NAME = hasattr(os, "O_NOFOLLOW") and os.open in os.supports_dir_fd  # not on Windows
 READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # Windows would otherwise turn CR LF into LF
@@ -373,6 +386,7 @@ def open_inside(root: Path, real: Path) -> int:
         os.close(descriptor)
         raise OSError(errno.EINVAL, "not a plain file")
     return descriptor
+# endregion open-door
 
 
 # region open-inside
@@ -407,6 +421,7 @@ def open_same_file(real: Path) -> int:
 BYTE_ORDER_MARKS = [(codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")]
 
 
+# region note-text
 def note_text(relative: str, data: bytes) -> str:
     """The text of a note: UTF-8, unless a byte order mark names another encoding."""
     encoding = "utf-8"
@@ -422,6 +437,7 @@ def note_text(relative: str, data: bytes) -> str:
     if "\0" in text:
         raise NotText(f"{shown(relative)} holds NUL characters: a binary file, not text; it is not served")
     return text
+# endregion note-text
 
 
 def too_large(relative: str, size: int) -> VaultError:
@@ -439,6 +455,7 @@ def shown(value, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# region cursor
 # A cursor names the last path of the page before, not a position: a note added or
 # deleted between two calls shifts nothing. The prefix tells a real cursor from noise.
 CURSOR_PREFIX = "after:"
@@ -465,6 +482,7 @@ def after(cursor) -> str:
     if not text.startswith(CURSOR_PREFIX):
         raise InvalidCursor(f"The cursor {shown(cursor)} is not one this server gave; start again without a cursor")
     return text.removeprefix(CURSOR_PREFIX)
+# endregion cursor
 
 
 # Notes as MCP resources: vault:///Folder/Note.md, each path segment percent-encoded
@@ -473,6 +491,7 @@ def after(cursor) -> str:
 # like a filesystem, and a client may take file:///Bread/Focaccia.md for a file on its
 # own disk; vault: can only mean "ask this server". (obsidian:// belongs to the
 # Obsidian app's own links.) The host is always empty.
+# region uri
 URI_PREFIX = "vault:///"
 
 
@@ -492,3 +511,4 @@ def uri_to_path(uri) -> str:
         return unquote(rest, errors="strict")
     except UnicodeDecodeError:
         raise NoteNotFound(f"{shown(uri)} percent-encodes bytes that are not UTF-8") from None
+# endregion uri
