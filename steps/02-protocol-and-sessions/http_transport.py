@@ -47,6 +47,7 @@ class Sessions:
         self._lock = threading.Lock()
         self._limits = limits
 
+    # region sessions-start
     def start(self, session: Session) -> str:
         session_id = secrets.token_urlsafe(32)  # unguessable, visible ASCII only
         with self._lock:
@@ -55,6 +56,7 @@ class Sessions:
                 self._by_id.popitem(last=False)
             self._by_id[session_id] = (session, time.monotonic())
         return session_id
+    # endregion sessions-start
 
     def get(self, session_id: str) -> Session | None:
         with self._lock:
@@ -70,6 +72,7 @@ class Sessions:
         with self._lock:
             return self._by_id.pop(session_id, None) is not None
 
+    # region expire
     def _expire(self, now: float) -> None:
         # The oldest come first, so the loop stops at the first session still in use.
         while self._by_id:
@@ -77,6 +80,7 @@ class Sessions:
             if now - last_used < self._limits.session_idle_seconds:
                 return
             self._by_id.popitem(last=False)
+    # endregion expire
 
 
 class McpHttpServer(ThreadingHTTPServer):
@@ -108,6 +112,7 @@ class McpHttpServer(ThreadingHTTPServer):
         finally:
             self.slots.release()
 
+    # region refuse-busy
     def refuse_busy(self, request: socket.socket) -> None:
         """503 without a thread. The socket is closed a second later, not now: closing
         it while the client's request is still unread would reset the connection,
@@ -119,13 +124,17 @@ class McpHttpServer(ThreadingHTTPServer):
         except OSError:
             pass
         self.watchdog.close_later(request, 1.0)
+    # endregion refuse-busy
 
+    # region room-for
     def room_for(self, length: int):
         """Small bodies go straight through; large ones take turns to be parsed and
         served, since parsed JSON can take 17 times the memory of its text. A body
         takes its turn once it has arrived whole, so the turns go to work, not waiting."""
         return self.large_bodies if length > self.limits.large_body else nullcontext()
+    # endregion room-for
 
+    # region get-request
     def get_request(self):
         try:
             return super().get_request()
@@ -136,6 +145,7 @@ class McpHttpServer(ThreadingHTTPServer):
                 log.warning("out of file descriptors: no new connections for half a second")
                 time.sleep(0.5)
             raise
+    # endregion get-request
 
     def handle_error(self, request, client_address):
         """A connection failed outside our handlers: a client that left is no news."""
@@ -154,12 +164,14 @@ def busy_response() -> bytes:
     return f"{head}Connection: close\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
 
 
+# region handler-class
 class McpHandler(BaseHTTPRequestHandler):
     server: McpHttpServer
     protocol_version = "HTTP/1.1"  # keep-alive: one connection carries many requests
     # Headers and body leave in separate small writes; with Nagle's algorithm on, the
     # kernel would hold the second until the client acknowledges the first (~40 ms).
     disable_nagle_algorithm = True
+# endregion handler-class
 
     def setup(self):
         # A socket timeout ends any one read or write that waits this long. The
@@ -168,6 +180,7 @@ class McpHandler(BaseHTTPRequestHandler):
         self.timeout = 2 * self.server.limits.request_seconds
         super().setup()
 
+    # region deadline
     def handle_one_request(self):
         """Each request on a connection must arrive whole within the deadline."""
         self.answered = False  # no status line written yet
@@ -176,7 +189,9 @@ class McpHandler(BaseHTTPRequestHandler):
             super().handle_one_request()
         finally:
             self.server.watchdog.disarm(self.connection)
+    # endregion deadline
 
+    # region expect-100
     def handle_expect_100(self):
         """A client that asks before sending a large body (curl does above 1 MiB) hears
         at once if it would be refused, instead of sending the body for nothing."""
@@ -188,10 +203,12 @@ class McpHandler(BaseHTTPRequestHandler):
             self.refuse(error)
             return False
         return super().handle_expect_100()
+    # endregion expect-100
 
     def do_POST(self):
         self.answer(self.post)
 
+    # region post
     def post(self):
         self.guard_door()
         self.require_headers()
@@ -217,6 +234,7 @@ class McpHandler(BaseHTTPRequestHandler):
             self.send_stream([response], headers)
         else:
             self.send_json(200, response, headers)
+    # endregion post
 
     def post_batch(self, messages: list):
         """An array of messages: only a session that agreed on 2025-03-26 may send one."""
@@ -231,6 +249,7 @@ class McpHandler(BaseHTTPRequestHandler):
         else:
             self.send_body(202)  # only notifications and responses: nothing to answer
 
+    # region answer
     def answer(self, handle):
         """Run a handler so that every failure still gets an HTTP answer, and at most one."""
         try:
@@ -251,7 +270,9 @@ class McpHandler(BaseHTTPRequestHandler):
         # nothing, close the connection after the answer.
         body = error_response(error.request_id, error.code, error.message)
         self.send_json(error.status, body, {"Connection": "close"})
+    # endregion answer
 
+    # region guard-door
     def guard_door(self):
         """Refuse what must not reach the protocol at all."""
         if urlsplit(self.path).path != "/mcp":
@@ -264,7 +285,9 @@ class McpHandler(BaseHTTPRequestHandler):
             raise HttpError(403, f"Forbidden: Host {printable(', '.join(hosts))!r} is not this local server")
         if len(origins) > 1 or (origins and origin_host(origins[0]) not in self.server.allowed_hosts):
             raise HttpError(403, f"Forbidden: Origin {printable(', '.join(origins))!r} may not call this server")
+    # endregion guard-door
 
+    # region require-headers
     def require_headers(self):
         accepted = {part.split(";")[0].strip().lower() for part in self.headers.get("Accept", "").split(",")}
         takes_json = accepted & {"application/json", "application/*", "*/*"}
@@ -273,7 +296,9 @@ class McpHandler(BaseHTTPRequestHandler):
             raise HttpError(406, "Not acceptable: Accept must list application/json and text/event-stream")
         if self.headers.get_content_type() != "application/json":
             raise HttpError(415, "Unsupported media type: send Content-Type: application/json")
+    # endregion require-headers
 
+    # region content-length
     def content_length(self) -> int:
         if "Transfer-Encoding" in self.headers:  # a chunked body; the standard library reads none
             raise HttpError(411, "Length required: send the body with Content-Length, not chunked")
@@ -289,6 +314,7 @@ class McpHandler(BaseHTTPRequestHandler):
         if len(length.lstrip("0")) > 12 or int(length) > self.server.limits.max_body:
             raise HttpError(413, f"Payload too large: the limit is {self.server.limits.max_body} bytes")
         return int(length)
+    # endregion content-length
 
     def read_body(self, length: int) -> bytes:
         body = self.rfile.read(length)
@@ -299,6 +325,7 @@ class McpHandler(BaseHTTPRequestHandler):
             raise HttpError(400, "Bad request: the body ended before Content-Length bytes")
         return body
 
+    # region session-for
     def session_for(self, message) -> tuple[Session, bool]:
         """The session a message (or a batch) belongs to, and whether it is a new one."""
         session_id = self.header("Mcp-Session-Id")
@@ -312,6 +339,7 @@ class McpHandler(BaseHTTPRequestHandler):
             reason = "Session not found: it ended, expired or never existed; initialize again"
             raise HttpError(404, reason, request_id=id_of(message))
         return session, False
+    # endregion session-for
 
     def check_protocol_version(self, session: Session, request_id):
         # Without the header, the version the session agreed on is the answer.
@@ -357,6 +385,7 @@ class McpHandler(BaseHTTPRequestHandler):
     def send_json(self, status: int, payload, headers: dict | None = None):
         self.send_body(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
 
+    # region stream
     def send_stream(self, messages: list[dict], headers: dict):
         """An SSE stream: one event per message. Over HTTP/1.1 it goes out in chunks,
         and the empty chunk at the end closes the stream but not the connection.
@@ -383,6 +412,7 @@ class McpHandler(BaseHTTPRequestHandler):
             data = b"%x\r\n%s\r\n" % (len(data), data)  # the chunk's size in hex, then the chunk
         self.wfile.write(data)
         self.wfile.flush()  # each event leaves at once, not when a buffer fills
+    # endregion stream
 
     def send_body(self, status: int, body: bytes = b"", headers: dict | None = None):
         self.answered = True
@@ -440,8 +470,10 @@ def kind_of_or_400(message) -> str:
         raise HttpError(400, error.message, error.code, id_of(message)) from None
 
 
+# region wants-stream
 def wants_stream(message: dict) -> bool:
     """Answer with SSE when the client asked for progress: only a stream can carry
     notifications before the response. Everything else gets plain JSON."""
     meta = message.get("params", {}).get("_meta")
     return isinstance(meta, dict) and "progressToken" in meta
+# endregion wants-stream

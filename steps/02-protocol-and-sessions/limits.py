@@ -14,6 +14,7 @@ from dataclasses import dataclass
 log = logging.getLogger("limits")
 
 
+# region limits
 @dataclass(frozen=True)
 class Limits:
     max_connections: int = 256  # served at once; one more takes the slot of the longest waiting, or gets 503
@@ -23,6 +24,7 @@ class Limits:
     large_at_once: int = 2  # ...this many at a time: parsed JSON can take 17 times its size
     max_sessions: int = 10_000  # the least recently used session makes way for a new one
     session_idle_seconds: float = 30 * 60  # an idle session expires; its client gets 404
+# endregion limits
 
 
 class Watchdog:
@@ -36,6 +38,7 @@ class Watchdog:
     the client has time to read the answer before the socket goes; and since it
     knows who is still waiting for a request, it picks the one to make way."""
 
+    # region watchdog
     def __init__(self, tick: float):
         self._due: dict[socket.socket, tuple[float, str]] = {}  # socket -> (when, "stop reading" or "close")
         self._lock = threading.Lock()
@@ -50,7 +53,9 @@ class Watchdog:
         """Stop watching; False if the deadline had already passed."""
         with self._lock:
             return self._due.pop(sock, None) is not None
+    # endregion watchdog
 
+    # region make-way
     def make_way(self) -> bool:
         """Cut the connection that has waited longest for its request, so that a new
         one can have its slot; False if every connection is busy being answered."""
@@ -62,6 +67,7 @@ class Watchdog:
             del self._due[sock]
         shut(sock, "cut")
         return True
+    # endregion make-way
 
     def close_later(self, sock: socket.socket, seconds: float) -> None:
         with self._lock:

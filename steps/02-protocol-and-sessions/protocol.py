@@ -41,6 +41,7 @@ def error_response(request_id, code: int, message: str, data=None) -> dict:
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
+# region parse-json
 def parse_json(data: bytes):
     """Bytes off the wire to a message; a PARSE_ERROR for anything that is not JSON."""
     try:
@@ -54,8 +55,10 @@ def parse_json(data: bytes):
 def refuse_constant(name: str):
     # Python's json reads NaN, Infinity and -Infinity, which JSON does not have.
     raise ValueError(f"{name} is not JSON")
+# endregion parse-json
 
 
+# region kind-of
 def kind_of(message) -> str:
     """'request', 'notification' or 'response'; a ProtocolError for anything else."""
     if isinstance(message, list):
@@ -78,6 +81,7 @@ def kind_of(message) -> str:
 def valid_id(value) -> bool:
     # MCP forbids null ids; bool is excluded because Python counts it as an int.
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+# endregion kind-of
 
 
 def id_of(message):
@@ -87,6 +91,7 @@ def id_of(message):
     return None
 
 
+# region handle
 @dataclass
 class Session:
     """What the server remembers about one client between its messages."""
@@ -121,7 +126,9 @@ class Server:
             # that follows names the method, the tool and the path.
             log.exception("failed to answer a request")
             return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
+    # endregion handle
 
+    # region handle-batch
     def handle_batch(self, messages: list, session: Session) -> list[dict]:
         """2025-03-26 let a client send an array of messages and get an array of
         answers; 2025-06-18 took batches out again. So they are accepted only where
@@ -132,6 +139,7 @@ class Server:
             raise ProtocolError(INVALID_REQUEST, f"A batch holds 1 to {MAX_BATCH} messages")
         responses = [self.handle(message, session) for message in messages]
         return [response for response in responses if response is not None]
+    # endregion handle-batch
 
     # region on-request
     def on_request(self, method: str, params: dict, session: Session) -> dict:
@@ -149,6 +157,7 @@ class Server:
         return handler(params)
     # endregion on-request
 
+    # region lifecycle
     def on_notification(self, message: dict, session: Session) -> None:
         if message["method"] == "notifications/initialized" and session.protocol_version:
             session.initialized = True
@@ -170,10 +179,12 @@ class Server:
             "serverInfo": SERVER_INFO,
             "instructions": INSTRUCTIONS,
         }
+    # endregion lifecycle
 
     def list_tools(self, params: dict) -> dict:
         return {"tools": [tool.declaration() for tool in TOOLS.values()]}
 
+    # region call-tool
     def call_tool(self, params: dict) -> dict:
         name = params.get("name")
         if not isinstance(name, str):
@@ -182,3 +193,4 @@ class Server:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
         return call_tool(TOOLS[name], params.get("arguments", {}))
+    # endregion call-tool

@@ -50,6 +50,7 @@ TOOLS = {
 }
 
 
+# region call-tool
 def call_tool(tool: Tool, arguments) -> dict:
     """Run a tool; whatever goes wrong inside it becomes a result the model can read."""
     if not isinstance(arguments, dict):
@@ -59,3 +60,4 @@ def call_tool(tool: Tool, arguments) -> dict:
     except Exception:
         log.exception("tool %s failed", tool.name)
         return text_result(f"The tool {tool.name} failed unexpectedly; the server log has details.", error=True)
+# endregion call-tool

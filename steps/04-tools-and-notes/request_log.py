@@ -13,6 +13,7 @@ log = logging.getLogger("request")
 LONGEST = 200  # characters of a name or path; a longer one is cut, the line stays a line
 
 
+# region log-request
 def log_request(message, response: dict | None, seconds: float) -> None:
     """Log one answered message; a notification, which gets no answer, gets no line."""
     if response is None:
@@ -34,6 +35,7 @@ def target(method, params: dict) -> list[str]:
     if isinstance(params.get("uri"), str):  # resources/read, resources/subscribe, ...
         return [f"uri={quoted(params['uri'])}"]
     return []
+# endregion log-request
 
 
 def outcome(response: dict) -> str:
