@@ -27,6 +27,7 @@ def dot(a: list[float], b: list[float]) -> float:
 # endregion dot
 
 
+# region cosine
 def norm(vector: list[float]) -> float:
     """The vector's length (its L2 norm)."""
     return math.sqrt(dot(vector, vector))
@@ -49,3 +50,4 @@ def cosine(a: list[float], b: list[float]) -> float:
         return 0.0
     # Rounding can push a product of unit vectors a hair past 1.
     return max(-1.0, min(1.0, dot(a, b) / lengths))
+# endregion cosine

@@ -43,6 +43,7 @@ QUERY_PREFIX = "search_query: "
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # 32 vectors of 768 floats are about 0.5 MiB
 
 
+# region errors
 class OllamaError(Exception):
     """What went wrong, and what the reader can do about it.
 
@@ -56,11 +57,13 @@ class OllamaError(Exception):
 
 class _Retryable(OllamaError):
     """A failure that may pass if the same request is sent again."""
+# endregion errors
 
 
 # ---- where Ollama is --------------------------------------------------------
 
 
+# region ollama-url
 def ollama_url(value: str | None = None) -> str:
     """The base URL for OLLAMA_HOST (or for value, when given), e.g.
     '' -> http://127.0.0.1:11434, 'box:8080' -> http://box:8080,
@@ -85,6 +88,7 @@ def ollama_url(value: str | None = None) -> str:
     if ":" in host:  # IPv6 goes in brackets in a URL
         host = f"[{host}]"
     return f"{scheme}://{host}:{port}" + (f"/{path}" if path else "")
+# endregion ollama-url
 
 
 def _split_host_port(hostport: str, port: int, value: str) -> tuple[str, int]:
@@ -181,6 +185,7 @@ class OllamaEmbedder:
                 time.sleep(self.backoff * 2 ** (attempt - 1))
     # endregion retries
 
+    # region request
     def _request(self, path: str, body: dict | None, timeout: float) -> object:
         """One request (POST with a body, else GET); the parsed JSON answer."""
         data = None if body is None else json.dumps(body).encode("utf-8")
@@ -204,7 +209,9 @@ class OllamaEmbedder:
         except ValueError:  # not JSON, or not even UTF-8
             why = f"it answered with something that is not JSON: {_preview(raw)}"
             raise self._not_ollama(path, why) from None
+    # endregion request
 
+    # region connection
     def _connection_error(self, path: str, reason: object, timeout: float) -> OllamaError:
         if isinstance(reason, TimeoutError):
             slow = "check OLLAMA_HOST; if it is right, look at Ollama's log (`ollama serve` prints it)"
@@ -218,6 +225,7 @@ class OllamaEmbedder:
             f"Ollama is not answering at {self.url} ({detail})",
             "start it with `ollama serve`, or set OLLAMA_HOST to where it listens",
         )
+    # endregion connection
 
     # region status
     def _status_error(self, path: str, status: int, raw: bytes) -> OllamaError:
@@ -280,10 +288,13 @@ class OllamaEmbedder:
     # endregion checked
 
 
+# region no-proxy
 # No proxy handler: see the module's docstring.
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+# endregion no-proxy
 
 
+# region finite
 def _is_finite_number(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
@@ -291,6 +302,7 @@ def _is_finite_number(value: object) -> bool:
         return math.isfinite(value)
     except OverflowError:  # an integer too large for a float
         return False
+# endregion finite
 
 
 def _error_field(raw: bytes) -> str | None:

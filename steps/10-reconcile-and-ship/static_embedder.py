@@ -69,6 +69,7 @@ class StaticEmbedder:
     """Same interface as OllamaEmbedder and HashEmbedder: name, dimension,
     embed_documents, embed_query."""
 
+    # region load-table
     def __init__(self, data_dir: Path = DATA_DIR):
         try:
             tokens = read_shared(data_dir / VOCABULARY).decode("utf-8").splitlines()
@@ -82,6 +83,7 @@ class StaticEmbedder:
         self.packed = PackedRows(rows, self.dimension)
         # The name records which table made an index: another table, another name, a rebuild.
         self.name = f"static-minilm-{self.dimension}-{hashlib.blake2b(rows, digest_size=4).hexdigest()}"
+    # endregion load-table
 
     # region embed
     def embed(self, text: str) -> list[float]:

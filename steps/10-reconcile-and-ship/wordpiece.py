@@ -96,6 +96,7 @@ class WordPiece:
         # Cached per word: a vault says the same words again and again.
         self.word_ids = functools.lru_cache(maxsize=1 << 16)(self._word_ids)
 
+    # region pieces
     def _word_ids(self, word: str) -> tuple[int, ...]:
         """The ids of the word's pieces, longest match first; (unknown,) if it cannot be cut."""
         if len(word) > LONGEST_WORD:
@@ -115,3 +116,4 @@ class WordPiece:
     def encode(self, text: str) -> list[int]:
         """Every token id of the text, in order."""
         return [number for word in words(text) for number in self.word_ids(word)]
+    # endregion pieces
