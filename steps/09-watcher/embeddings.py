@@ -5,10 +5,9 @@
     make_embedder("static") the offline table distilled from a model (static_embedder.py)
     make_embedder("hash")   the offline hashing embedder, always: words only, no meaning
 
-All three embedders have the same interface: name and dimension (the index records
-them), embed_documents(texts) for what is stored, embed_query(text) for what is
-searched. make_embedder also returns one line for the server to print at
-startup, so the reader always knows which embedder is in use, and why.
+All three embedders are an Embedder (below): what the index asks of one. make_embedder
+also returns one line for the server to print at startup, so the reader always knows
+which embedder is in use, and why.
 
 The demo embeds a few sentences and ranks them by cosine similarity:
 
@@ -18,11 +17,30 @@ The demo embeds a few sentences and ranks them by cosine similarity:
 """
 import argparse
 import sys
+from typing import Protocol
 
 from hash_embedder import DEFAULT_DIMENSION, HashEmbedder
 from ollama_client import DEFAULT_MODEL, OllamaEmbedder, OllamaError
 from static_embedder import StaticEmbedder, TableMissing
 from vectors import cosine
+
+
+
+# region embedder
+class Embedder(Protocol):
+    """What the index asks of an embedder. OllamaEmbedder, StaticEmbedder and
+    HashEmbedder each have it; nothing inherits from this class, it only names the shape."""
+
+    name: str  # recorded with the index: vectors of two embedders are not comparable
+    dimension: int | None  # None until Ollama's first answer tells it
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, for what is stored."""
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of a search, which some models embed differently from a document."""
+# endregion embedder
+
 
 KINDS = ("auto", "ollama", "static", "hash")
 APPROXIMATE = "semantic search is approximate"
@@ -37,7 +55,7 @@ def make_embedder(
     dimension: int = DEFAULT_DIMENSION,  # of the hashing embedder
     probe_timeout: float = 2.0,  # seconds for auto's one look at Ollama
     **ollama_options,  # batch_size, timeout, attempts, backoff: see OllamaEmbedder
-) -> tuple[OllamaEmbedder | StaticEmbedder | HashEmbedder, str]:
+) -> tuple[Embedder, str]:
     """The embedder for kind, and one line for startup that says which it is and why."""
     if kind not in KINDS:
         raise ValueError(f"unknown embedder {kind!r}: choose one of {', '.join(KINDS)}")

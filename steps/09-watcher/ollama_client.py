@@ -112,8 +112,7 @@ def _split_host_port(hostport: str, port: int, value: str) -> tuple[str, int]:
 
 
 class OllamaEmbedder:
-    """Embeddings from a running Ollama. Same interface as HashEmbedder:
-    name, dimension, embed_documents(texts), embed_query(text)."""
+    """Embeddings from a running Ollama: an Embedder (embeddings.py)."""
 
     def __init__(
         self,

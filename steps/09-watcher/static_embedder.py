@@ -66,8 +66,7 @@ class PackedRows(dict):
 
 
 class StaticEmbedder:
-    """Same interface as OllamaEmbedder and HashEmbedder: name, dimension,
-    embed_documents, embed_query."""
+    """The offline table: an Embedder (embeddings.py), like OllamaEmbedder and HashEmbedder."""
 
     # region load-table
     def __init__(self, data_dir: Path = DATA_DIR):

@@ -118,9 +118,9 @@ def slot(feature: str, dimension: int) -> tuple[int, int]:
 
 
 class HashEmbedder:
-    """Same interface as OllamaEmbedder: name, dimension, embed_documents,
-    embed_query. The name records the recipe in the index ('hash-512'); if you
-    change the recipe, change the name, so an old index is rebuilt, not mixed."""
+    """An Embedder (embeddings.py), like OllamaEmbedder and StaticEmbedder. The
+    name records the recipe in the index ('hash-512'); if you change the recipe,
+    change the name, so an old index is rebuilt, not mixed."""
 
     def __init__(self, dimension: int = DEFAULT_DIMENSION):
         if dimension < 2:
