@@ -145,6 +145,7 @@ def get_note(vault: Vault, arguments: dict) -> dict:
 # endregion get-note-answer
 
 
+# region no-such-part
 def no_such_part(path: str, note, wanted: str) -> str:
     """Why a heading or block was not found, with the ones the note has, to choose from."""
     if wanted.startswith("^"):
@@ -152,6 +153,7 @@ def no_such_part(path: str, note, wanted: str) -> str:
         return f"{path} has no block {shown(wanted)}; its block ids: {ids}"
     headings = ", ".join(shown(h.text) for h in note.outline) or "none"
     return f"{path} has no heading {shown(wanted)}; its headings: {headings}"
+# endregion no-such-part
 
 
 def link_data(link: Link) -> dict:
@@ -162,6 +164,7 @@ def link_data(link: Link) -> dict:
     return data
 
 
+# region json-ready
 def json_ready(value):
     """Properties as JSON can carry them: YAML's .inf and .nan have no JSON spelling."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -171,6 +174,7 @@ def json_ready(value):
     if isinstance(value, list):
         return [json_ready(item) for item in value]
     return value
+# endregion json-ready
 
 
 LINK_SCHEMA = {

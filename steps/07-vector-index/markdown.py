@@ -91,8 +91,10 @@ def mask(text: str) -> str:
         lines.append(masker.line(line, offset))
         offset += len(line) + 1
     return "\n".join(lines)
+# endregion mask
 
 
+# region mask-patterns
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
 _QUOTE = re.compile(r"(?:[ ]{0,3}>[ ]?)*")  # the > markers of a blockquote or callout
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -100,7 +102,7 @@ _INLINE = re.compile(r"\\.|`+|%%|<!--|\$\$|\$")  # where something hidden may st
 _CLOSER = {"%%": "%%", "<!--": "-->", "$$": "$$"}
 _BACKTICKS = re.compile(r"`+")
 _MATH_END = re.compile(r"(?<=[^\s\\])\$(?!\d)")  # closes $inline math$; "$5 to $10" is not math
-# endregion mask
+# endregion mask-patterns
 
 
 class _Masker:
@@ -151,6 +153,7 @@ class _Masker:
             self.fence = None
         return " " * len(line)
 
+    # region inline
     def _inline(self, line: str, offset: int) -> str:
         """Blank code spans, comments and math in one line; it may start inside an open one."""
         out, pos, no_math_closer = [], 0, False
@@ -186,8 +189,10 @@ class _Masker:
             pos = kept = end
         out.append(line[kept:])
         return "".join(out)
+    # endregion inline
 
 
+# region backtick-runs
 def _backtick_runs(line: str) -> dict[int, list[int]]:
     """Where each run of backticks in the line starts, listed by the run's length.
 
@@ -206,6 +211,7 @@ def _code_span_end(code_runs: dict[int, list[int]], pos: int, length: int) -> in
     starts = code_runs.get(length, [])
     index = bisect_left(starts, pos)
     return starts[index] + length if index < len(starts) else None
+# endregion backtick-runs
 
 
 # region headings
@@ -222,8 +228,10 @@ def find_headings(text: str, first_line: int = 1, masked: str | None = None) -> 
             title = _without_closing_hashes(line[found.end() :].strip())
             headings.append(Heading(len(found.group(1)), title.strip(), first_line + number))
     return headings
+# endregion headings
 
 
+# region closing-hashes
 def _without_closing_hashes(title: str) -> str:
     """`Text ##` is "Text": a closing run of # goes when a space or a tab comes before it,
     or nothing does (`##` alone is ""); `C#` keeps its #."""
@@ -233,7 +241,7 @@ def _without_closing_hashes(title: str) -> str:
     if kept == title or (kept and kept[-1] not in " \t"):
         return title
     return kept.rstrip(" \t")
-# endregion headings
+# endregion closing-hashes
 
 
 def split_sections(text: str, first_line: int = 1, masked: str | None = None) -> list[Section]:
@@ -260,6 +268,7 @@ def split_sections(text: str, first_line: int = 1, masked: str | None = None) ->
     return sections
 
 
+# region section-text
 def section_text(text: str, subpath: str) -> str | None:
     """The text under a heading, subsections included, heading line first; None if absent.
 
@@ -279,8 +288,10 @@ def section_text(text: str, subpath: str) -> str | None:
             lines = text.split("\n")[heading.line - 1 : None if end is None else end - 1]
             return "\n".join(lines).rstrip()
     return None
+# endregion section-text
 
 
+# region heading-key
 def _heading_key(heading: str) -> str:
     """A heading as compared. A link in it counts by the text it shows: `### [[Properties]]`
     is found as "Properties", since a link's subpath cannot hold "[[" (and as written too)."""
@@ -291,6 +302,7 @@ def _heading_key(heading: str) -> str:
 # [[Target]], [[Target#Heading]] or [[Target|shown text]] inside a heading's text. No "["
 # inside, as in _WIKILINK: else each "[[" of a heading of "[[[[..." is tried to its end.
 _WIKILINK_IN_HEADING = re.compile(r"!?\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
+# endregion heading-key
 
 
 def _ends_with_chain(path: list[str], wanted: list[str]) -> bool:
@@ -301,6 +313,7 @@ def _ends_with_chain(path: list[str], wanted: list[str]) -> bool:
     return all(any(h == part for h in above) for part in wanted[:-1])
 
 
+# region find-blocks
 # "^id" at the end of a line, after a space or alone on it; Obsidian allows Latin letters,
 # digits and "-" in an id.
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
@@ -344,8 +357,10 @@ def find_blocks(text: str, first_line: int = 1, masked: str | None = None) -> li
         room -= len(own)
         blocks[found.group(1).lower()] = Block(found.group(1), first_line + start, own)
     return list(blocks.values())
+# endregion find-blocks
 
 
+# region block-starts
 def _block_starts(masked_lines: list[str]) -> tuple[list[int | None], list[int | None]]:
     """For each line, the first line of its run (the lines up to a blank line or a
     heading) and of its block: in a list, the item it is in, else the run again.
@@ -365,6 +380,7 @@ def _block_starts(masked_lines: list[str]) -> tuple[list[int | None], list[int |
         run_starts.append(run_start)
         block_starts.append(run_start if item_start is None else item_start)
     return run_starts, block_starts
+# endregion block-starts
 
 
 # region chunks
@@ -448,6 +464,7 @@ _MARKDOWN_LINK = re.compile(
 _SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:|//")  # https:, mailto:, obsidian:, //host
 
 
+# region find-links
 def find_links(text: str, first_line: int = 1, masked: str | None = None) -> list[Link]:
     """Wikilinks, embeds and Markdown links to notes or files, in the order written.
 
@@ -466,6 +483,7 @@ def find_links(text: str, first_line: int = 1, masked: str | None = None) -> lis
     for match, link in links:
         link.line, link.span = line_of(match.start()), match.span()
     return [link for _, link in links]
+# endregion find-links
 
 
 def wikilinks_in(text: str) -> list[Link]:
@@ -510,13 +528,15 @@ def _drop_md(target: str) -> str:
     return target[:-3] if target.lower().endswith(".md") else target
 
 
+# region line-finder
 def _line_finder(text: str, first_line: int):
     """A function from a position in text to its line number."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     return lambda position: first_line + bisect_right(starts, position) - 1
+# endregion line-finder
 
 
-# region tags
+# region tag-chars
 # A tag is made of letters of any script, digits, emoji, "_", "-" and "/": anything but
 # white space and punctuation (Unicode's general block, CJK and full-width marks such as
 # "。" and "，"), except the zero-width joiner U+200D, which glues one emoji ("👩‍🍳").
@@ -525,8 +545,10 @@ _TAG_CHAR = (r"[^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~\u2000-\u200c\u200e-\u206f\u
 _TAG = re.compile(rf"#({_TAG_CHAR}+(?:#{_TAG_CHAR}+)*)")
 _TAG_NAME = re.compile(rf"{_TAG_CHAR}+")
 _DIGITS = re.compile(r"[0-9]+")
+# endregion tag-chars
 
 
+# region tags
 def find_tags(text: str, first_line: int = 1, masked: str | None = None) -> list[Tag]:
     """Every #tag in the text, in order, repeats included.
 
@@ -553,6 +575,7 @@ def is_tag_name(name: str) -> bool:
 # endregion tags
 
 
+# region tag-parents
 MAX_TAG_PARENTS = 16  # levels of a nested tag filed as its parents; no real tag nests deeper
 
 
@@ -568,3 +591,4 @@ def tag_with_parents(key: str) -> list[str]:
         return []
     parents = ["/".join(parts[: n + 1]) for n in range(min(len(parts) - 1, MAX_TAG_PARENTS))]
     return parents + ["/".join(parts)]
+# endregion tag-parents

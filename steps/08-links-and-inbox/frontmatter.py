@@ -28,8 +28,10 @@ than MAX_DEPTH is refused, and the work grows in step with the length of the blo
 import re
 from dataclasses import dataclass, field
 
+# region limits
 MAX_CHARS = 200_000  # real frontmatter is a few hundred characters
 MAX_DEPTH = 64  # nesting levels of maps and lists
+# endregion limits
 
 
 class YamlError(ValueError):
@@ -66,8 +68,10 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
             return text[first_end + 1 : pos], text[end + 1 :], line + 1
         pos, line = end + 1, line + 1
     return None, text, 1  # no closing line: not frontmatter
+# endregion split
 
 
+# region read
 def read_frontmatter(text: str) -> Frontmatter:
     """Split a note and parse its properties; malformed YAML leaves data empty and says why."""
     yaml, body, body_line = split_frontmatter(text)
@@ -81,7 +85,7 @@ def read_frontmatter(text: str) -> Frontmatter:
         return Frontmatter({}, body, body_line, yaml, reason)
     key_lines = {key: line + 1 for key, line in parser.key_lines.items()}  # the block starts on line 2
     return Frontmatter(data, body, body_line, yaml, key_lines=key_lines)
-# endregion split
+# endregion read
 
 
 def parse_yaml(text: str) -> dict:
@@ -92,6 +96,7 @@ def parse_yaml(text: str) -> dict:
 class _Parser:
     """Reads block YAML line by line; flow values ([..], {..}, quotes) go to _Flow."""
 
+    # region parser-init
     def __init__(self, text: str):
         if len(text) > MAX_CHARS:
             raise YamlError(1, f"frontmatter longer than {MAX_CHARS} characters")
@@ -107,6 +112,7 @@ class _Parser:
         self.depth = 0
         self.key_lines = {}  # the line (1-based, in the block) of each top-level key
         self._cut_at_document_end()
+    # endregion parser-init
 
     def _cut_at_document_end(self):
         for i, line in enumerate(self.lines):
@@ -153,6 +159,7 @@ class _Parser:
     def _content(self) -> str:
         return self.lines[self.i].strip(" ")
 
+    # region block-node
     def _block_node(self, indent: int, parent_indent: int):
         """The map, list or scalar that starts on the current line, at this indentation."""
         self.depth += 1
@@ -167,6 +174,7 @@ class _Parser:
             value = self._value(self.starts[self.i] + indent, parent_indent)
         self.depth -= 1
         return value
+    # endregion block-node
 
     def _mapping(self, indent: int) -> dict:
         result = {}
@@ -241,6 +249,7 @@ class _Parser:
             return self._sequence(indent)  # a list not indented under its key
         return None
 
+    # region flow-value
     def _flow_value(self, position: int):
         value, end = _Flow(self.text, self.depth).node(position)
         while self.starts[self.i + 1] <= end:  # the value may have spanned lines
@@ -250,6 +259,7 @@ class _Parser:
             raise YamlError(self.i + 1, f"unexpected text after the value: {tail[:40]!r}")
         self.i += 1
         return value
+    # endregion flow-value
 
     def _plain(self, first: str, parent_indent: int, resolve: bool = True):
         """An unquoted scalar; it goes on over the lines indented deeper than its parent."""
@@ -346,6 +356,7 @@ def _plain_or_quoted_key(content: str) -> tuple[str, int] | None:
     return key, match.end()
 
 
+# region properties
 def _properties(text: str) -> tuple[str, bool]:
     """Drop `&anchor` and `!tag` before a value: (the value's text, whether it was `!!str`).
 
@@ -360,6 +371,7 @@ def _properties(text: str) -> tuple[str, bool]:
         as_text = as_text or name == "!!str"
         position = _SPACE_NO_COMMENT.match(text, position + len(name)).end()
     return text[position:], as_text
+# endregion properties
 
 
 def _strip_comment(text: str) -> str:
@@ -367,6 +379,7 @@ def _strip_comment(text: str) -> str:
     return text[: match.start()].rstrip() if match else text
 
 
+# region check-plain
 def _check_plain(text: str, line: int, first: bool = False) -> str:
     """A plain scalar cannot hold ': ' nor start with a reserved character."""
     value = _strip_comment(text)
@@ -376,8 +389,10 @@ def _check_plain(text: str, line: int, first: bool = False) -> str:
     if _COLON.search(value):
         raise YamlError(line, "a ': ' inside a value that is not quoted")
     return text
+# endregion check-plain
 
 
+# region resolve
 _NULLS = {"", "~", "null", "Null", "NULL"}
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
@@ -401,6 +416,7 @@ def _resolve(text: str):
     if _INF_NAN.fullmatch(text):
         return float(text.replace(".", "", 1))  # ".inf" -> "inf", which float() reads
     return text
+# endregion resolve
 
 
 def _block_text(lines: list[str], style: str, chomp: str, final_break: bool = True) -> str:
@@ -468,6 +484,7 @@ class _Flow:
             return self._single(pos)
         return self._plain(pos, resolve=not as_text)
 
+    # region flow-nest
     def _nest(self, read, pos: int):
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -475,6 +492,7 @@ class _Flow:
         result = read(pos + 1)
         self.depth -= 1
         return result
+    # endregion flow-nest
 
     def _list(self, pos: int):
         items = []
