@@ -95,6 +95,7 @@ class NoteLinks:
     tags: list[str]  # each tag once, with its parents: "work/tasks" gives "work" too
 
 
+# region keys
 def key(text: str) -> str:
     """How names are compared: composed Unicode, lower case. A text longer than
     MAX_NAME_CHARS is only lowered: NFC sorts a run of accents in time that grows with
@@ -115,6 +116,7 @@ def name_key(path_or_target: str) -> str:
     """The last segment as compared: "Bread/Focaccia.md" -> "focaccia". Notes are indexed
     by it, and so are links, which is how backlinks find the links that may point here."""
     return name_of(path_key(path_or_target))
+# endregion keys
 
 
 def name_of(path_or_target: str) -> str:
@@ -175,6 +177,7 @@ class LinkGraph:
         with self.lock:
             self._forget(path)
 
+    # region remember
     def _remember(self, path: str, entry: NoteLinks) -> None:
         self.notes[path] = entry
         self.by_path.setdefault(path_key(path), set()).add(path)
@@ -183,6 +186,7 @@ class LinkGraph:
             self.by_alias.setdefault(key(alias), set()).add(path)
         for link, _ in entry.links:
             self.linkers_by_name.setdefault(name_key(link.target), set()).add(path)
+    # endregion remember
 
     def _forget(self, path: str) -> None:
         entry = self.notes.pop(path, None)
@@ -236,6 +240,7 @@ class LinkGraph:
                 return sorted(exact or ())
             return sorted(self.same_name(wanted))
 
+    # region same-name
     def same_name(self, wanted: str) -> set[str]:
         """The notes named like the target's last segment; for "Folder/Note", only those
         whose path ends with "/Folder/Note"."""
@@ -253,6 +258,7 @@ class LinkGraph:
         if extension_of(link.target) in ATTACHMENT_EXTENSIONS:
             return ResolvedLink(source, link, context, ATTACHMENT, None)
         return ResolvedLink(source, link, context, UNRESOLVED, None, alias_of=self.alias_of(link.target, source))
+    # endregion same-name
 
     def __contains__(self, path: str) -> bool:
         return path in self.notes
@@ -323,6 +329,7 @@ def read_entry(path: str, text: str) -> NoteLinks:
     return NoteLinks(note.aliases, links, sorted(note.tag_keys()))
 
 
+# region vault-rooted
 def vault_rooted(target: str, source: str) -> str | None:
     """The target as a path from the vault root. "./x" and "../x" start at the linking
     note's folder; a leading "/" is the root itself. None when ".." climbs above the root."""
@@ -337,6 +344,7 @@ def vault_rooted(target: str, source: str) -> str | None:
         elif part not in ("", "."):
             parts.append(part)
     return "/".join(parts)
+# endregion vault-rooted
 
 
 # region pick
@@ -357,6 +365,7 @@ def drop(index: dict[str, set[str]], name: str, path: str) -> None:
             del index[name]
 
 
+# region context
 class NoteLines:
     """A note's lines as parse_note numbers them, and where a link of its body stands in
     its line. Each line is stripped once, however many links it holds."""
@@ -399,6 +408,7 @@ def trimmed(line: str, around: int) -> str:
     start = min(max(0, around - CONTEXT_CHARS // 3), len(line) - CONTEXT_CHARS)
     piece = line[start : start + CONTEXT_CHARS]
     return ("…" if start > 0 else "") + piece + ("…" if start + CONTEXT_CHARS < len(line) else "")
+# endregion context
 
 
 def written(link: Link) -> str:

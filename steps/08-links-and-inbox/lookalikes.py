@@ -19,6 +19,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 TABLE = "confusables.txt"
 
 
+# region prototypes
 @functools.cache
 def prototypes() -> dict[str, str]:
     """Each confusable character and its prototype, from the table."""
@@ -30,6 +31,7 @@ def prototypes() -> dict[str, str]:
             source, prototype = line.split("\t")
             table[chr(int(source, 16))] = "".join(chr(int(code, 16)) for code in prototype.split())
     return table
+# endregion prototypes
 
 
 # region skeleton

@@ -62,6 +62,7 @@ def related_notes(graph: LinkGraph, vault_index, path: str, limit: int = 10) -> 
 # endregion related
 
 
+# region two-links-away
 def two_links_away(graph: LinkGraph, path: str, direct: set[str]) -> dict[str, str]:
     """The neighbours of the note's neighbours that are not direct neighbours, each with
     the first neighbour (alphabetically) that leads there."""
@@ -73,8 +74,10 @@ def two_links_away(graph: LinkGraph, path: str, direct: set[str]) -> dict[str, s
         for other in sorted((links_out | links_in) - direct - {path}):
             found.setdefault(other, through)
     return found
+# endregion two-links-away
 
 
+# region similar-notes
 def similar_notes(vault_index, path: str, count: int) -> list[tuple[str, float]]:
     """The notes nearest to this one by embedding, (path, cosine), best first, itself excluded."""
     index = getattr(vault_index, "index", None)  # None while the first build runs
@@ -94,3 +97,4 @@ def similar_notes(vault_index, path: str, count: int) -> list[tuple[str, float]]
             if chunk is not None and chunk.path != path and cosine >= MIN_SIMILARITY:
                 best[chunk.path] = max(best.get(chunk.path, cosine), cosine)
     return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:count]
+# endregion similar-notes

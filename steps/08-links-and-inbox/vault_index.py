@@ -159,6 +159,7 @@ class VaultIndex:
             for number, piece in enumerate(note.chunks())
         ]
 
+    # region graph-waits
     def current(self) -> Index | None:
         """The search index, waiting briefly for the first build; None if there is none yet."""
         self.ready.wait(WAIT_FOR_FIRST_BUILD)
@@ -170,6 +171,7 @@ class VaultIndex:
             reason = "could not be built; the server log says why" if self.links_ready.is_set() else "is being built"
             raise NotReady(f"The link graph {reason}; try again in a moment")
         return self.links
+    # endregion graph-waits
 
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
         return self.search_with_progress(query, limit, folder, tag, mode)[0]

@@ -115,6 +115,7 @@ def safe_file_name(title) -> str:
 # endregion safe-name
 
 
+# region invisible
 # Default_Ignorable_Code_Point, as Unicode's DerivedCoreProperties.txt derives it: the
 # format characters (category Cf), plus Other_Default_Ignorable_Code_Point and the
 # Variation_Selector characters, minus a few Cf that must stay visible (those go here too,
@@ -140,8 +141,10 @@ def is_invisible(char: str) -> bool:
     """A character that shows as nothing, or changes how others show: never part of a name."""
     code = ord(char)
     return unicodedata.category(char) == "Cf" or any(low <= code <= high for low, high in IGNORABLE_RANGES)
+# endregion invisible
 
 
+# region trim-and-reserve
 def trim_ends(name: str) -> str:
     """No leading dots (hidden files, ".."), no trailing dots or spaces (Windows drops them)."""
     return name.lstrip(". ").rstrip(". ")
@@ -153,8 +156,10 @@ def not_reserved(name: str) -> str:
     if device.rstrip(" ").upper() in RESERVED:
         return device.rstrip(" ") + "_" + dot + rest
     return name
+# endregion trim-and-reserve
 
 
+# region cut-to-bytes
 REGIONAL_INDICATORS = "".join(chr(code) for code in range(0x1F1E6, 0x1F200))  # the letters of flags
 
 
@@ -175,6 +180,7 @@ def belongs_to_previous(char: str) -> bool:
     """An accent or a skin tone: not a character on its own. (Joiners and variation
     selectors, which would belong here too, are gone already: they are invisible.)"""
     return unicodedata.category(char) in ("Mn", "Mc", "Me") or "\U0001f3fb" <= char <= "\U0001f3ff"
+# endregion cut-to-bytes
 
 
 def check_tags(tags) -> list[str]:
@@ -207,6 +213,7 @@ def valid_tag(name) -> bool:
     )
 
 
+# region note-text
 def note_text(title: str, content: str, tags: list[str], today: datetime.date) -> str:
     """Our properties block, then the content as the body. Checked by reading it back."""
     lines = ["---", f"created: {today.isoformat()}"]
@@ -219,6 +226,7 @@ def note_text(title: str, content: str, tags: list[str], today: datetime.date) -
     if written.frontmatter_error or [tag.name for tag in written.tags if tag.in_frontmatter] != tags:
         raise InboxError(f"The tags {shown(tags)} cannot be written as properties safely; leave them out")
     return text
+# endregion note-text
 
 
 def check_content(content) -> str:
@@ -238,6 +246,7 @@ def check_content(content) -> str:
     return content
 
 
+# region inbox-folder
 def inbox_path(vault: Vault, inbox_folder: str) -> tuple[Path, str]:
     """The inbox's real folder, created if missing, and its vault-relative prefix ("Inbox/").
 
@@ -268,8 +277,10 @@ def make_folder(vault: Vault, relative: str) -> Path:
             f"The inbox folder {shown(relative)} leads outside the vault, or into a hidden folder, "
             "through a symbolic link; notes are only written inside the vault"
         ) from None
+# endregion inbox-folder
 
 
+# region create
 def create_note(vault, inbox_folder: str, title, content, tags=None, today: datetime.date | None = None) -> str:
     """Write a new note into the inbox folder and return its vault path ("Inbox/Title.md").
 
@@ -293,8 +304,10 @@ def create_note(vault, inbox_folder: str, title, content, tags=None, today: date
     # The one write the server makes leaves a trace: the path, never the text.
     log.info("created the note %s", shown(prefix + name))
     return prefix + name
+# endregion create
 
 
+# region taken
 def existing_name(folder: Path, name: str) -> str | None:
     """The name of an entry in folder that is `name` ignoring case and Unicode spelling."""
     wanted = comparable(name)
@@ -305,12 +318,14 @@ def comparable(name: str) -> str:
     # casefold, not lower: stricter ("Straße" = "STRASSE"), and a stricter test only asks
     # for another title where a case-insensitive file system might not have needed one.
     return unicodedata.normalize("NFC", name.casefold())
+# endregion taken
 
 
 def taken_error(path: str) -> NoteExists:
     return NoteExists(f"A note {shown(path)} already exists; notes are never overwritten. Choose another title")
 
 
+# region lock
 LOCK_NAME = ".create.lock"  # hidden: never a note, never indexed, not shown by Obsidian
 LOCK_WAIT_SECONDS = 10
 _creating = threading.Lock()  # the threads of this process, one at a time
@@ -354,6 +369,7 @@ def wait_for_lock(fd: int) -> None:
             time.sleep(0.01)
         except OSError as error:  # a file system that cannot lock, say
             raise InboxError(f"The inbox cannot be locked to create a note: {error.strerror}") from None
+# endregion lock
 
 
 # fcntl.flock where it exists (Linux, macOS); Windows has msvcrt.locking instead, which
@@ -406,6 +422,7 @@ def write_new_file(folder: Path, name: str, data: bytes, prefix: str) -> None:
 NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.ENOSYS}
 
 
+# region durable
 def write_and_sync(path: Path, data: bytes) -> None:
     """Write a file that must not exist yet ("x"), and force it to disk."""
     with open(path, "xb") as file:
@@ -423,3 +440,4 @@ def sync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+# endregion durable

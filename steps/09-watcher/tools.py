@@ -399,6 +399,7 @@ REINDEX = Tool(
     annotations=READ_ONLY,  # it writes only the server's own index, never a note
 )
 
+# region get-backlinks
 def get_backlinks(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])  # judged like any path from a model
     graph = context.index.link_graph()
@@ -416,6 +417,7 @@ def backlink_data(backlink) -> dict:
     if backlink.link.block:  # [[Note#^id]] points at one block of the note
         data["block"] = backlink.link.block
     return data
+# endregion get-backlinks
 
 
 GET_BACKLINKS = Tool(

@@ -46,6 +46,7 @@ CONTAINERS = re.compile(r"((?:[ \t]*>[ \t]?)*)([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+
 class Embeds:
     """Expands the embeds of one answer; `not_shown` collects those left as links."""
 
+    # region budget
     def __init__(self, vault: Vault, graph: LinkGraph, size: int):
         self.vault, self.graph = vault, graph
         self.room = MAX_NOTE_BYTES - size  # what the embedded text may add to the answer
@@ -53,7 +54,9 @@ class Embeds:
         self.looked_at = 0
         self.notes: dict[str, tuple[str, Note] | str] = {}  # each note read: (path, note), or why not
         self.read_room = MAX_READ_BYTES  # what more may be read
+    # endregion budget
 
+    # region expand
     def expand(self, text: str, source: str, within: tuple[str, ...], indent: int = 0) -> str:
         """`text`, written in the note `source`, with each note embed replaced by its quote;
         `within` names the parts being shown, outermost first, `text` last (part_name);
@@ -78,7 +81,9 @@ class Embeds:
                 pieces += [text[done:start], before, quote.replace("\n", "\n" + prefix), after]
                 done = end
         return "".join(pieces) + text[done:]
+    # endregion expand
 
+    # region quote
     def quote(self, link: Link, written: str, source: str, within: tuple[str, ...], indent: int) -> str | None:
         """The quote that replaces one embed, or None (and a reason noted) to leave it;
         `indent` bytes will stand before each of its lines."""
@@ -107,7 +112,9 @@ class Embeds:
         inner = self.expand(part, path, within + (label,), indent)
         lines = inner.strip("\n").split("\n")  # a note ends with a line break: no empty "> " last
         return "\n".join(["> Embedded from " + label + ":"] + ["> " + line for line in lines])
+    # endregion quote
 
+    # region read-once
     def read(self, target: str) -> tuple[str, Note] | str:
         """The note at `target` (its path, the note parsed), or why it cannot be shown;
         read once in one answer, however many embeds name it."""
@@ -125,6 +132,7 @@ class Embeds:
             return str(refused)
         self.read_room -= len(text.encode("utf-8"))
         return path, parse_note(title_of(path), text)
+    # endregion read-once
 
     def skip(self, written: str, source: str, reason: str) -> None:
         self.not_shown.append({"embed": written, "in": source, "reason": reason})
@@ -148,6 +156,7 @@ def part_name(path: str, subpath: str) -> str:
     return f"{path}#{subpath}" if subpath else path
 
 
+# region quoted-size
 def quoted_size(text: str, label: str, depth: int, indent: int = 0) -> int:
     """Bytes the text takes once quoted at this depth under its label: "> " before each
     line, per level, `indent` bytes of the containers around it, and the line breaks
@@ -156,3 +165,4 @@ def quoted_size(text: str, label: str, depth: int, indent: int = 0) -> int:
     lines = text.count("\n") + 2  # its lines and the label's
     around = 2 * (1 + indent)  # a line break before the quote and one after, where the embed had none
     return len(f"Embedded from {label}:\n\n{text}".encode("utf-8")) + (2 * depth + indent) * lines + around
+# endregion quoted-size
