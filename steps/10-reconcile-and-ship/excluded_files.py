@@ -48,6 +48,7 @@ class ExcludedFiles:
     def __len__(self) -> int:
         return len(self.prefixes) + len(self.patterns)
 
+    # region read
     @classmethod
     def read(cls, vault_root: Path) -> "ExcludedFiles":
         """The filters of the vault's app.json; none when there is none, or it is unusable."""
@@ -73,8 +74,10 @@ class ExcludedFiles:
             else:
                 prefixes.append(unicodedata.normalize("NFC", text))
         return cls(prefixes, patterns)
+    # endregion read
 
 
+# region repeats
 def compiled(source: str) -> re.Pattern | None:
     """The pattern, or None (and a log line) when it cannot or should not be used."""
     if repeats_a_repeat(source):
@@ -101,3 +104,4 @@ def repeats_a_repeat(source: str) -> bool:
             if text[at + 1 : at + 2] in ("*", "+", "{") and re.search(r"[*+{]", text[start + 1 : at]):
                 return True
     return False
+# endregion repeats

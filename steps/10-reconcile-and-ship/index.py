@@ -547,6 +547,7 @@ class Index:
             self._add_rows(path, chunks, vectors)
             self.meta_by_note[path] = meta or {}
 
+    # region set-meta
     def set_meta(self, path: str, meta: dict) -> None:
         """Store new meta with a note the index holds, keeping its chunks and vectors."""
         with self.lock:
@@ -557,6 +558,7 @@ class Index:
             write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
             self.writes += 1
             self.meta_by_note[path] = meta
+    # endregion set-meta
 
     def remove_note(self, path: str) -> None:
         with self.lock:
@@ -669,6 +671,7 @@ class Index:
                 self._keywords = keywords
             return self._keywords
 
+    # region use-stored-keywords
     def use_stored_keywords(self, copy, stamps: dict[str, list[int]]) -> None:
         """Take the stored postings (stored_keywords.read_copy) if they fit the notes just
         loaded, and tokenize only the notes added since; if they do not fit, keywords()
@@ -681,6 +684,7 @@ class Index:
             keywords.add(row, chunk_terms(self.chunks[row]))
         self._keywords = keywords
         self.keywords_stored = 0 if stored_rows == len(self.chunks) else None  # else store them with those
+    # endregion use-stored-keywords
 
     def note_file_stamp(self, path: str) -> list[int]:
         info = os.stat(self.notes_dir / note_file_name(path))
@@ -689,6 +693,7 @@ class Index:
     def has_keywords(self) -> bool:
         return self._keywords is not None
 
+    # region save-keywords
     def save_keywords(self) -> bool:
         """Store the postings for the next load (write_atomically); False if they are
         stored as they are."""
@@ -706,6 +711,7 @@ class Index:
             stamps = [self.note_file_stamp(path) for path, _ in notes]
             stored_keywords.write_copy(file, self._keywords, notes, stamps)
             return self.writes
+    # endregion save-keywords
 
 
 class ProgressLine:

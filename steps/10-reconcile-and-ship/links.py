@@ -348,6 +348,7 @@ def entry_of(note, text: str) -> NoteLinks:
     return NoteLinks(note.aliases, links, sorted(note.tag_keys()))
 
 
+# region stored-links
 # A link as the index stores it: a list of its fields in this order, then its context line.
 LINK_FIELDS = {"target": str, "subpath": str, "display": str, "embed": bool, "line": int,
                "markdown": bool, "from_property": str}
@@ -384,6 +385,7 @@ def entry_from_store(data: dict) -> NoteLinks:
         if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
             raise ValueError("stored aliases or tags are not a list of texts")
     return NoteLinks(data["aliases"], links, data["tags"])
+# endregion stored-links
 
 
 def vault_rooted(target: str, source: str) -> str | None:

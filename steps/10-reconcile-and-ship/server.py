@@ -206,6 +206,7 @@ def deny_list_from_env() -> list[str]:
     return [folder for folder in value.split(os.pathsep) if folder.strip()]
 
 
+# region option-maker
 class OptionMaker:
     """Adds an option whose default comes from its environment variable when that is
     set: --watch-interval reads VAULT_MCP_WATCH_INTERVAL. The help names the variable."""
@@ -240,6 +241,7 @@ ENV_PREFIX = "VAULT_MCP_"
 def env_variable(flag: str) -> str:
     """--index-dir -> VAULT_MCP_INDEX_DIR"""
     return ENV_PREFIX + flag.lstrip("-").replace("-", "_").upper()
+# endregion option-maker
 
 if __name__ == "__main__":
     main()

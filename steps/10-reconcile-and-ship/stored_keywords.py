@@ -39,6 +39,7 @@ FORMAT = 1
 LAYOUT = {"byteorder": sys.byteorder, "itemsize": array("I").itemsize}  # what the bytes mean
 
 
+# region tokenizer
 def source_hash(module) -> str:
     """A hash of a module's source, read as Python read it (from a file, or from a .pyz)."""
     try:
@@ -52,6 +53,7 @@ def source_hash(module) -> str:
 # would not be the ones this one makes, however unchanged the chunks.
 TOKENIZER = source_hash(keyword_index)
 CHECKSUM_SIZE = 4  # the file ends with a CRC-32 of all before it: a flipped byte is caught
+# endregion tokenizer
 
 
 def file_stamp(inode: int, info: os.stat_result) -> list[int]:
@@ -60,6 +62,7 @@ def file_stamp(inode: int, info: os.stat_result) -> list[int]:
     return [inode, info.st_size, info.st_mtime_ns]
 
 
+# region read-copy
 def read_copy(folder: Path) -> tuple[dict, memoryview] | None:
     """The stored copy in a generation folder: its header and the bytes of its numbers;
     None if there is none, it is damaged, or another layout or tokenizer wrote it."""
@@ -77,6 +80,7 @@ def read_copy(folder: Path) -> tuple[dict, memoryview] | None:
     if not well_formed(header):
         return None
     return header, memoryview(body)[end + 1:]
+# endregion read-copy
 
 
 def well_formed(header) -> bool:

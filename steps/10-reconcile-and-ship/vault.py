@@ -393,6 +393,7 @@ def no_note(relative: str) -> NoteNotFound:
     )
 
 
+# region comparable
 def denied_prefixes(name) -> tuple[str, ...]:
     """An entry of the deny list, judged like a model's path, as denied() compares it:
     'Journal/Health' -> 'journal/health/', so that 'journal/healthy' is not in it, and
@@ -410,6 +411,7 @@ def comparable(relative: str) -> str:
     case folded, Unicode composed."""
     parts = [part for part in relative.replace("\\", "/").split("/") if part not in ("", ".")]
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", "/".join(parts)).casefold())
+# endregion comparable
 
 
 SWAPPED = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}  # what open says when it meets a link it may not follow

@@ -96,6 +96,7 @@ class VaultIndex:
             index.keywords()
             self.save_keywords()
 
+    # region catch-up
     def catch_up(self) -> bool:
         """Load the stored index and link graph, answer from them at once, and bring them
         up to date with the vault behind those answers (reconcile.py); False, with nothing
@@ -109,6 +110,7 @@ class VaultIndex:
                 return False
         log.info("index: %s", report)  # the one line that says what changed while the server was off
         return True
+    # endregion catch-up
     # endregion open
 
     # region load-stored
@@ -129,6 +131,7 @@ class VaultIndex:
         return index, self.links
     # endregion load-stored
 
+    # region never-listed
     def never_listed(self, stored_path: str) -> bool:
         """True for a stored note the vault would not list: no vault path at all ('../x.md',
         '.trash/x.md': an index edited by hand), or in a folder denied since it was stored,
@@ -142,6 +145,7 @@ class VaultIndex:
             return True
         inside = real.is_relative_to(self.vault.root)  # a link out of the vault is reconcile's to judge
         return self.vault.denied(stored_path) or (inside and self.vault.denied_real(real))
+    # endregion never-listed
 
     def read_links(self) -> None:
         try:
@@ -150,11 +154,13 @@ class VaultIndex:
         except Exception:
             log.exception("links: the link graph could not be built")
 
+    # region staleness
     def staleness(self) -> dict:
         """{"stale": notes reconcile has yet to check} while it runs, else {}: taken before an
         answer, so that the answer is no staler than it says."""
         stale = self.stale
         return {"stale": stale} if stale else {}
+    # endregion staleness
 
     def dimension(self) -> int:
         # Ollama says how long its vectors are only when it first embeds something.
@@ -206,6 +212,7 @@ class VaultIndex:
         except (OSError, ValueError) as error:  # a full disk; postings an error left out of step
             log.warning("index: the keyword postings could not be stored: %s", error)
 
+    # region save-keywords-later
     def save_keywords_between_builds(self) -> None:
         """save_keywords, for the timer: not while a build runs, whose end removes the folder
         the index it replaces lives in, and so the copy being written there."""
@@ -221,10 +228,12 @@ class VaultIndex:
             self.save_timer = threading.Timer(SAVE_KEYWORDS_AFTER, self.save_keywords_between_builds)
             self.save_timer.daemon = True  # one not yet saved at exit: the next start builds them
             self.save_timer.start()
+    # endregion save-keywords-later
 
     def note_chunks(self, path: str) -> list[Chunk]:
         return self.read_parts(path)[0]
 
+    # region stored-parts
     def stored_parts(self, path: str) -> tuple[list[Chunk], dict | None]:
         """A note's chunks and the meta stored with them: its stamp, taken before the read,
         which lets the next start's reconcile trust them without reading the note, and its
@@ -234,6 +243,7 @@ class VaultIndex:
             return [], None
         chunks, links = self.read_parts(path)
         return chunks, stamp_to_store(stamp) | {"links": entry_to_store(links)}
+    # endregion stored-parts
 
     def read_parts(self, path: str) -> tuple[list[Chunk], NoteLinks]:
         """The chunks of one note, as the index stores them, and its entry in the link graph,
