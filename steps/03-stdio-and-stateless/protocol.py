@@ -94,6 +94,7 @@ def valid_id(value) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+# region is-stateless
 def is_stateless(message) -> bool:
     """A 2026-07-28 request names its version in params._meta; a handshake-era
     request never does (its _meta, if any, holds only a progressToken)."""
@@ -106,6 +107,7 @@ def is_stateless(message) -> bool:
         return False
     meta = params["_meta"]
     return not isinstance(meta, dict) or META_VERSION in meta  # a broken _meta: the new era's error
+# endregion is-stateless
 
 
 def id_of(message):

@@ -29,6 +29,7 @@ log = logging.getLogger("http")
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 AUTHORITY = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.IGNORECASE)  # host[:port]
+# region stateless-status
 # In the stateless era the status tells what went wrong, before anyone parses the body.
 # The specification fixes 404 for an unknown method and 400 for header, version and
 # _meta problems; 400 for the rest follows the official SDK. Anything else: 200.
@@ -40,6 +41,7 @@ STATELESS_STATUS = {
     INVALID_REQUEST: 400,
     PARSE_ERROR: 400,
 }
+# endregion stateless-status
 
 
 class HttpError(Exception):
@@ -215,12 +217,14 @@ class McpHandler(BaseHTTPRequestHandler):
         with self.server.room_for(length):
             self.serve(parse_body(body))
 
+    # region serve-era
     def serve(self, message):
         if isinstance(message, list):
             return self.post_batch(message)
         kind = kind_of_or_400(message)
         if self.stateless_era() or is_stateless(message):
             return self.post_stateless(message, kind)
+    # endregion serve-era
         # A handshake version in the header, or none: the session's version applies.
         session, is_new = self.session_for(message)
         response = self.server.core.handle(message, session)
@@ -383,10 +387,12 @@ class McpHandler(BaseHTTPRequestHandler):
             reason = "Method not allowed: send JSON-RPC with POST, or end a session with DELETE"
         self.send_json(405, error_response(None, INVALID_REQUEST, reason), {"Allow": allowed})
 
+    # region stateless-era
     def stateless_era(self) -> bool:
         """A version header that is not a handshake one marks the 2026-07-28 era."""
         version = self.header("MCP-Protocol-Version")
         return version is not None and version not in HANDSHAKE_VERSIONS
+    # endregion stateless-era
 
     def header(self, name: str) -> str | None:
         """A header's value without the spaces around it; None if it is missing."""
@@ -507,6 +513,7 @@ def check_routing_headers(message: dict, headers) -> None:
 # endregion routing-headers
 
 
+# region header-matches
 def header_matches(name: str, sent: list[str], value: str) -> bool:
     if len(sent) != 1 or not (sent[0].isascii() and sent[0].isprintable()):
         return False  # missing, repeated, or not plain ASCII
@@ -522,6 +529,7 @@ def decode_name(value: str) -> str | None:
         return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
         return None
+# endregion header-matches
 
 
 def wants_stream(message: dict) -> bool:

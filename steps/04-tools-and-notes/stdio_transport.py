@@ -49,6 +49,7 @@ def answer_line(core: Server, session: Session, stdin, line: bytes) -> dict | li
 # endregion stdio
 
 
+# region stdio-lines
 def write(stdout, message: dict | list) -> None:
     # json.dumps escapes newlines inside strings, so a message is always one line.
     stdout.write(json.dumps(message) + "\n")
@@ -58,3 +59,4 @@ def write(stdout, message: dict | list) -> None:
 def skip_rest_of_line(stdin, line: bytes) -> None:
     while line and not line.endswith(b"\n"):
         line = stdin.readline(MAX_LINE)
+# endregion stdio-lines
