@@ -69,6 +69,7 @@ def main():
         shut_down(watcher, hub)
 
 
+# region watch
 def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
     """A watcher that feeds each changed note to the index and tells the hub.
 
@@ -90,6 +91,7 @@ def shut_down(watcher: Watcher, hub: Hub) -> None:
     watcher.stop()
     hub.close()
     log.info("stopped")
+# endregion watch
 
 
 def serve_http(args, core: Server):

@@ -45,6 +45,7 @@ log = logging.getLogger("watcher")
 INDEX, REMOVE = "index", "remove"
 
 
+# region stamp
 @dataclass(frozen=True)
 class Stamp:
     """What a stat says of a note. Any difference means the file was written or replaced,
@@ -54,6 +55,7 @@ class Stamp:
     mtime_ns: int
     inode: int
     names: int
+# endregion stamp
 
 
 @dataclass
@@ -67,6 +69,7 @@ class Changes:
         return bool(self.created or self.deleted or self.renamed)
 
 
+# region take-snapshot
 def take_snapshot(vault) -> dict[str, Stamp]:
     """Every note of the vault with its stamp."""
     snapshot = {}
@@ -77,6 +80,7 @@ def take_snapshot(vault) -> dict[str, Stamp]:
             continue  # deleted since the listing: not in this snapshot
         snapshot[path] = Stamp(info.st_size, info.st_mtime_ns, info.st_ino, info.st_nlink)
     return snapshot
+# endregion take-snapshot
 
 
 # region snapshots

@@ -97,6 +97,7 @@ class Slots:
             return True
         return self._watchdog.make_way() and self._free.acquire(timeout=1.0)
 
+    # region lend
     def release(self, connection: socket.socket) -> None:
         """The connection has ended: its slot is free, unless its stream gave it back."""
         with self._lock:
@@ -119,6 +120,7 @@ class Slots:
         with self._lock:
             self._lent.discard(connection)
         return True
+    # endregion lend
 
 
 def shut(sock: socket.socket, how: str) -> None:
