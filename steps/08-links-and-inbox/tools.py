@@ -18,8 +18,8 @@ from notes import parse_note
 from resources import title_of
 from schema import check_schema, defaults, validate
 from embeds import Embeds, part_name, waiting_embeds
-from inbox import create_note
-from related import related_notes
+import inbox
+import related
 from vault import NoteNotFound, Vault, VaultError, page, path_to_uri, shown
 from vault_index import NotReady, VaultIndex
 
@@ -457,11 +457,11 @@ GET_BACKLINKS = Tool(
 )
 
 
-def find_related(context: Context, arguments: dict) -> dict:
+def related_notes(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])
     graph = context.index.link_graph()
     context.index.current()  # waits briefly for a first build, so that similarity counts too
-    found = related_notes(graph, context.index, path, arguments["limit"])
+    found = related.related_notes(graph, context.index, path, arguments["limit"])
     return {"path": path, "related": [
         {"path": note.path, "score": round(note.score, 3), "reasons": note.reasons} for note in found
     ]}
@@ -495,7 +495,7 @@ RELATED_NOTES = Tool(
         },
         "required": ["path", "related"],
     },
-    run=find_related,
+    run=related_notes,
     annotations=READ_ONLY,
 )
 
@@ -530,8 +530,8 @@ LIST_TAGS = Tool(
 
 
 # region create-note
-def new_note(context: Context, arguments: dict) -> dict:
-    path = create_note(context.vault, context.inbox, arguments["title"], arguments["content"], arguments.get("tags"))
+def create_note(context: Context, arguments: dict) -> dict:
+    path = inbox.create_note(context.vault, context.inbox, arguments["title"], arguments["content"], arguments.get("tags"))
     return {"path": path, "uri": path_to_uri(path)}
 
 
@@ -560,7 +560,7 @@ CREATE_NOTE = Tool(
         "properties": {"path": {"type": "string"}, "uri": {"type": "string"}},
         "required": ["path", "uri"],
     },
-    run=new_note,
+    run=create_note,
     # It adds a file and never changes one; calling it twice does not write twice (the
     # second call finds the title taken).
     annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
