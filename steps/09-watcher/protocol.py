@@ -29,6 +29,7 @@ SUPPORTED_VERSIONS = STATELESS_VERSIONS + HANDSHAKE_VERSIONS
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+LISTEN = "subscriptions/listen"  # 2026-07-28: a stream of notifications; the transports answer it
 
 SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.9.0"}
 # region capabilities
@@ -248,7 +249,7 @@ class Server:
     # region subscribe
     def session_methods(self, session: Session) -> dict:
         """The handshake era's subscriptions belong to a session; 2026-07-28 has
-        subscriptions/listen instead (see start_listening)."""
+        subscriptions/listen instead (see listen)."""
         return {
             "resources/subscribe": lambda params: self.subscribe(params, session.subscriptions.add),
             "resources/unsubscribe": lambda params: self.subscribe(params, session.subscriptions.discard),
@@ -294,14 +295,37 @@ class Server:
         return result
 
     # region listen
-    def start_listening(self, message: dict, send) -> Listener:
+    def listen(self, message: dict, send) -> Listener:
         """2026-07-28 subscriptions/listen: acknowledge, then listen until the stream ends.
 
         The acknowledgement goes out through send before the listener is added,
         so no notification can overtake it. It repeats the part of the filter
         this server honours: resources, not tools (they never change) nor
-        prompts (it has none). The request's id names the subscription."""
-        params = message.get("params", {})
+        prompts (it has none). The request's id names the subscription. A listen
+        bypasses handle and is answered only when it ends, so its log line is
+        written here, once it is acknowledged or refused."""
+        started = time.monotonic()
+        try:
+            wanted = self.listen_filter(message.get("params", {}))
+        except ProtocolError as error:
+            log_request(message, error_response(id_of(message), error.code, error.message), time.monotonic() - started)
+            raise
+        agreed = {}
+        if wanted.get("resourcesListChanged") is True:
+            agreed["resourcesListChanged"] = True
+        notes = sorted({uri for uri in map(self.existing_note_uri, wanted.get("resourceSubscriptions", [])) if uri})
+        if notes:  # a URI that names no note is left out of the acknowledgement
+            agreed["resourceSubscriptions"] = notes
+        listener = Listener(send, set(agreed.get("resourceSubscriptions", [])),
+                            agreed.get("resourcesListChanged", False), subscription_id=message["id"])
+        listener.deliver("notifications/subscriptions/acknowledged", {"notifications": agreed})
+        self.hub.add(listener)
+        log_request(message, {"result": {}}, time.monotonic() - started)
+        return listener
+
+    @staticmethod
+    def listen_filter(params: dict) -> dict:
+        """The notifications a listen asks for, or a ProtocolError that says what is wrong."""
         check_meta(params.get("_meta"))
         wanted = params.get("notifications")
         if not isinstance(wanted, dict):
@@ -309,17 +333,7 @@ class Server:
         uris = wanted.get("resourceSubscriptions", [])
         if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
             raise ProtocolError(INVALID_PARAMS, "notifications.resourceSubscriptions must be a list of URIs")
-        agreed = {}
-        if wanted.get("resourcesListChanged") is True:
-            agreed["resourcesListChanged"] = True
-        notes = sorted({uri for uri in map(self.existing_note_uri, uris) if uri})
-        if notes:  # a URI that names no note is left out of the acknowledgement
-            agreed["resourceSubscriptions"] = notes
-        listener = Listener(send, set(agreed.get("resourceSubscriptions", [])),
-                            agreed.get("resourcesListChanged", False), subscription_id=message["id"])
-        listener.deliver("notifications/subscriptions/acknowledged", {"notifications": agreed})
-        self.hub.add(listener)
-        return listener
+        return wanted
     # endregion listen
 
     def existing_note_uri(self, uri: str) -> str | None:
@@ -333,18 +347,6 @@ class Server:
         self.hub.remove(listener)
         meta = {META_SUBSCRIPTION_ID: listener.subscription_id, META_SERVER_INFO: SERVER_INFO}
         return {"jsonrpc": "2.0", "id": listener.subscription_id, "result": {"resultType": "complete", "_meta": meta}}
-
-    def open_subscription(self, message: dict, send) -> Listener:
-        """start_listening, and the request's log line: a listen bypasses handle and is
-        answered only when it ends, so its line is written once it is acknowledged or refused."""
-        started = time.monotonic()
-        try:
-            listener = self.start_listening(message, send)
-        except ProtocolError as error:
-            log_request(message, error_response(id_of(message), error.code, error.message), time.monotonic() - started)
-            raise
-        log_request(message, {"result": {}}, time.monotonic() - started)
-        return listener
 
     def discover(self, params: dict) -> dict:
         return {

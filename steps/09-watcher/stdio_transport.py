@@ -9,14 +9,13 @@ import logging
 import sys
 import threading
 
-from protocol import (INTERNAL_ERROR, INVALID_REQUEST, ProtocolError, Server, Session, error_response, id_of,
-                      is_stateless, kind_of, parse_json, valid_id)
+from protocol import (INTERNAL_ERROR, INVALID_REQUEST, LISTEN, ProtocolError, Server, Session, error_response,
+                      id_of, is_stateless, kind_of, parse_json, valid_id)
 from subscriptions import Listener
 
 log = logging.getLogger("stdio")
 
 MAX_LINE = 4 * 1024 * 1024  # bytes, as for an HTTP body; every byte of a line counts but its final \n
-LISTEN = "subscriptions/listen"
 
 
 # region stdio
@@ -96,7 +95,7 @@ def listen(core: Server, message: dict, out: Lines, listening: dict) -> dict | N
         kind_of(message)  # the envelope first, as Server.handle checks it for every other method
         if message["id"] in listening:
             raise ProtocolError(INVALID_REQUEST, f"Subscription {message['id']!r} is already listening")
-        listening[message["id"]] = core.open_subscription(message, out.write)
+        listening[message["id"]] = core.listen(message, out.write)
     except ProtocolError as error:
         return error_response(id_of(message), error.code, error.message, error.data)
     except Exception:  # as Server.handle does: one message must never end the process

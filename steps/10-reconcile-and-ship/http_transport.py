@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from limits import Limits, Slots, Watchdog
-from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+from protocol import HANDSHAKE_VERSIONS, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LISTEN
 from protocol import META_VERSION, METHOD_NOT_FOUND, PARSE_ERROR, SUPPORTED_VERSIONS, UNSUPPORTED_VERSION
 from protocol import ProtocolError, Server, Session, error_response, id_of, is_stateless, kind_of, parse_json
 from subscriptions import Streams, pump
@@ -32,7 +32,6 @@ from subscriptions import Streams, pump
 log = logging.getLogger("http")
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
-LISTEN = "subscriptions/listen"
 AUTHORITY = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:[0-9]{1,5})?", re.IGNORECASE)  # host[:port]
 # In the stateless era the status tells what went wrong, before anyone parses the body.
 # The specification fixes 404 for an unknown method and 400 for header, version and
@@ -292,7 +291,7 @@ class McpHandler(BaseHTTPRequestHandler):
         last, if the server ends the subscription; the client ends it by closing."""
         stream, outbox = EventStream(self), queue.Queue()
         try:
-            listener = self.server.core.open_subscription(message, outbox.put)
+            listener = self.server.core.listen(message, outbox.put)
         except ProtocolError as error:
             response = error_response(message["id"], error.code, error.message, error.data)
             return self.send_json(STATELESS_STATUS.get(error.code, 200), response)
