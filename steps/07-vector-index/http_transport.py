@@ -102,11 +102,13 @@ class McpHttpServer(ThreadingHTTPServer):
         if ":" in host:  # an IPv6 address such as ::1
             self.address_family = socket.AF_INET6
         super().__init__((host, port), McpHandler)
+        # region fork-socket
         if hasattr(os, "register_at_fork"):  # not on Windows, which cannot fork
             # A process forked from this one (a build's workers, parallel_build.py) would hold
             # the port too: killed, this server could not be started again on it until they
             # noticed, and the connections the kernel queued meanwhile would never be accepted.
             os.register_at_fork(after_in_child=self.socket.close)
+        # endregion fork-socket
         self.core, self.limits, self.sessions = core, limits, Sessions(limits)
         self.allowed_hosts = LOCAL_HOSTS | {host}
         self.watchdog = Watchdog(tick=min(0.5, limits.request_seconds / 4))
@@ -459,6 +461,7 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+# region event-stream
 class EventStream:
     """An SSE answer to one request: notifications while it runs, then its response.
 
@@ -478,6 +481,7 @@ class EventStream:
     def finish(self, response: dict, headers: dict) -> None:
         self.send(response, headers)
         self.handler.end_stream()
+# endregion event-stream
 
 
 def host_of(authority: str) -> str | None:

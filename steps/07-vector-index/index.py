@@ -139,6 +139,7 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+# region atomic-write
 def write_json_atomically(path: Path, data) -> None:
     """Replace `path` with `data` so that a crash leaves either the old file or the new, never half.
 
@@ -153,6 +154,7 @@ def write_json_atomically(path: Path, data) -> None:
         os.fsync(file.fileno())
     os.replace(temporary, path)
     fsync_directory(path.parent)
+# endregion atomic-write
 
 
 def to_json(data) -> str:
@@ -161,6 +163,7 @@ def to_json(data) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
+# region encode-note
 def encode_note(path: str, chunks: list[Chunk], vectors) -> dict:
     return {
         "format": FORMAT,
@@ -180,8 +183,10 @@ def encode_note(path: str, chunks: list[Chunk], vectors) -> dict:
             for chunk, vector in zip(chunks, vectors)
         ],
     }
+# endregion encode-note
 
 
+# region read-note-file
 def read_note_file(file: str, dimension: int):
     """(path, chunks, vectors) from one note file; IndexCorrupt says what is wrong with it."""
     try:
@@ -201,8 +206,10 @@ def read_note_file(file: str, dimension: int):
     except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise IndexCorrupt(f"index file {file} is damaged ({error}); rebuild the index") from None
     return path, chunks, vectors
+# endregion read-note-file
 
 
+# region cycle-collector
 @contextlib.contextmanager
 def cycle_collector_paused():
     """Pause Python's cycle collector for the block, and spare it what the block made. A
@@ -218,6 +225,7 @@ def cycle_collector_paused():
     finally:
         if was_enabled:
             gc.enable()
+# endregion cycle-collector
 
 
 def share_note_fields(chunks: list[Chunk]) -> None:
@@ -251,6 +259,7 @@ def check_chunk(chunk: Chunk) -> Chunk:
     return chunk
 
 
+# region sync-folder
 def sync_folder(folder: Path) -> None:
     """Force every file of a freshly written folder to disk. On Linux one os.sync() does
     it, and waits until it is done; thousands of fsyncs, one per note, take far longer.
@@ -263,8 +272,10 @@ def sync_folder(folder: Path) -> None:
             with open(file, "rb+") as handle:
                 os.fsync(handle.fileno())
     fsync_directory(folder)
+# endregion sync-folder
 
 
+# region manifest
 def read_manifest(directory: Path) -> dict:
     file = directory / MANIFEST
     try:
@@ -291,6 +302,7 @@ def check_made_by(manifest: dict, embedder_name: str, dimension: int) -> None:
             f"the index was made by {made_by[0]!r} ({made_by[1]} dimensions), the embedder now is "
             f"{embedder_name!r} ({dimension} dimensions); rebuild it"
         )
+# endregion manifest
 
 
 def remove_other_generations(directory: Path, keep: str) -> None:
@@ -324,6 +336,7 @@ def group_by_note(chunks) -> dict[str, list[Chunk]]:
     return notes
 
 
+# region embed-batches
 def stored_vectors(vectors) -> list[StoredVector]:
     """The embedder's vectors scaled to length 1 and quantized, as the index keeps them."""
     return [quantize(unit_vector(vector)) for vector in vectors]
@@ -338,6 +351,7 @@ def embed_batches(batches, embedder):
         for path, chunks in batch:
             yield path, chunks, vectors[: len(chunks)]
             vectors = vectors[len(chunks) :]
+# endregion embed-batches
 
 
 def note_batches(notes: dict[str, list[Chunk]], size: int):
@@ -397,6 +411,7 @@ class Index:
         with self.lock:
             return list(self.rows_by_note)
 
+    # region load
     @classmethod
     def load(cls, directory, embedder_name: str, dimension: int) -> "Index":
         """The index stored in `directory`. Raises an IndexUnusable when it is missing,
@@ -415,6 +430,7 @@ class Index:
                     raise IndexCorrupt(f"{entry.path} is not a file; rebuild the index")
                 path, chunks, vectors = read_note_file(entry.path, dimension)
                 index._add_rows(path, chunks, vectors)
+    # endregion load
         return index
 
     @classmethod
@@ -429,6 +445,7 @@ class Index:
         embedded = embed_batches(note_batches(notes, EMBED_BATCH), embedder)
         return cls.write_new(directory, embedder, embedded, len(notes), progress, started)
 
+    # region write-new
     @classmethod
     def write_new(cls, directory, embedder, embedded, total: int, progress=None, started=None) -> "Index":
         """A new index in `directory` from `embedded`, which yields (path, chunks, stored
@@ -463,6 +480,7 @@ class Index:
         write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
         remove_other_generations(directory, generation)
         return index
+    # endregion write-new
 
     def update_note(self, path: str, chunks: list[Chunk], vectors) -> None:
         """Replace all the index holds of one note with these chunks and their vectors

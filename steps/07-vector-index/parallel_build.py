@@ -55,6 +55,7 @@ def worker_count(notes: int) -> int:
     return min(MAX_WORKERS, cores)
 
 
+# region tasks
 def embedded_notes(paths: list[str], read_chunks, embedder):
     """(path, chunks, stored vectors) for every note of `paths`, in their order.
     read_chunks(path) gives a note's chunks; the embedder embeds their texts."""
@@ -64,6 +65,7 @@ def embedded_notes(paths: list[str], read_chunks, embedder):
         for task in tasks:
             yield from embed_notes(task, read_chunks, embedder)
         return
+# endregion tasks
     # region embedded-notes
     pool = []  # (process, pipe) of each worker started
     try:
@@ -77,6 +79,7 @@ def embedded_notes(paths: list[str], read_chunks, embedder):
     # endregion embedded-notes
 
 
+# region answers-in-order
 def answers_in_order(tasks: list[list[str]], pipes: list):
     """Yields the notes of every task, in the order of the tasks, whichever worker ends first."""
     unsent = enumerate(tasks)
@@ -109,8 +112,10 @@ def receive(pipe) -> list[tuple]:
     if not done:
         raise WorkerFailed(f"a worker's task failed: {answer}")
     return answer
+# endregion answers-in-order
 
 
+# region forking-safely
 @contextlib.contextmanager
 def forking_safely():
     """A forked worker holds a copy of every lock, as it was at that moment: one that
@@ -127,8 +132,10 @@ def forking_safely():
             yield
     finally:
         sys.stdin = stdin
+# endregion forking-safely
 
 
+# region start-worker
 def start_worker(read_chunks, embedder) -> tuple:
     """A forked worker process, and this process's end of its pipe."""
     ours, theirs = multiprocessing.Pipe()
@@ -137,6 +144,7 @@ def start_worker(read_chunks, embedder) -> tuple:
     process.start()
     theirs.close()  # the worker holds the only copy now: its death ends the pipe
     return process, ours
+# endregion start-worker
 
 
 def stop_worker(process, pipe) -> None:
@@ -178,6 +186,7 @@ def work(pipe, read_chunks, embedder, server: int) -> None:
         pipe.send(answer)
 
 
+# region exit-with
 def exit_with(parent: int) -> None:
     """Ends the worker once `parent`, the server, is gone. A server that is killed
     cannot stop its workers, and its ends of their pipes live on in them (each was
@@ -186,3 +195,4 @@ def exit_with(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(1)
+# endregion exit-with

@@ -109,6 +109,7 @@ def search(index, embedder, query: str, limit: int = 5, folder: str | None = Non
 # endregion search
 
 
+# region rank-chunks
 def rank_chunks(index, query_vector, terms, wanted: int, rows, mode: str):
     """Up to `wanted` chunks as [(row, (score, cosine, bm25))], best first, and
     whether that is all there is to find."""
@@ -131,8 +132,10 @@ def rank_chunks(index, query_vector, terms, wanted: int, rows, mode: str):
     # Ties go by chunk id, so the order does not depend on where chunks sit in memory.
     ranked = sorted(fused.items(), key=lambda item: (-item[1], index.chunks[item[0]].id))
     return [(row, (score, cosines.get(row), keyword.get(row))) for row, score in ranked], exhausted
+# endregion rank-chunks
 
 
+# region note-evidence
 def with_note_evidence(index, cosines: dict, weight: float) -> dict:
     """{row: its cosine plus `weight` times its note's share of the nearest}, best first.
 
@@ -150,8 +153,10 @@ def with_note_evidence(index, cosines: dict, weight: float) -> dict:
     share = {path: total / len(index.rows_by_note[path]) for path, total in near.items()}
     scored = {row: cosine + weight * share[index.chunks[row].path] for row, cosine in cosines.items()}
     return dict(sorted(scored.items(), key=lambda item: (-item[1], index.chunks[item[0]].id)))
+# endregion note-evidence
 
 
+# region fusion
 def reciprocal_rank_fusion(rankings: dict[str, list], weights: dict[str, float], k: int = RRF_K) -> dict:
     """Fuse rankings (lists of items, best first) into {item: score}, higher is better."""
     fused: dict = {}
@@ -159,6 +164,7 @@ def reciprocal_rank_fusion(rankings: dict[str, list], weights: dict[str, float],
         for rank, item in enumerate(ranking, 1):
             fused[item] = fused.get(item, 0.0) + weights[name] / (k + rank)
     return fused
+# endregion fusion
 
 
 def best_chunk_per_note(index, ranked) -> list:

@@ -306,6 +306,7 @@ SEARCH_VAULT = Tool(
 )
 
 
+# region reindex
 def reindex(context: Context, arguments: dict) -> dict:
     def progress(done: int, total: int) -> None:
         if done == total or done % max(1, total // 20) == 0:  # about 20 reports, however large the vault
@@ -313,6 +314,7 @@ def reindex(context: Context, arguments: dict) -> dict:
 
     index = context.index.rebuild(progress)
     return {"notes": len(index.note_paths()), "chunks": len(index)}
+# endregion reindex
 
 
 REINDEX = Tool(

@@ -22,10 +22,13 @@ from search import Hit, search
 from vault import Vault, VaultError
 
 log = logging.getLogger("index")
+# region wait-first-build
 # Seconds an answer waits for a first build: a small vault is done by then; a large one
 # answers from the notes indexed so far, and says so, rather than keep the client waiting.
 WAIT_FOR_FIRST_BUILD = 0.5
+# endregion wait-first-build
 
+# region context-chars
 # What every chunk of a note repeats of it, its tags, its aliases and each heading above
 # it, is kept to this many characters: a 1 MB note of tags has 500 chunks, and each would
 # store and tokenize all of them, 500 MB. A real note's context is a small part of this.
@@ -45,6 +48,7 @@ def within(names: list[str], limit: int = CONTEXT_CHARS) -> list[str]:
 def within_each(headings: list[str], limit: int = CONTEXT_CHARS) -> list[str]:
     """Each heading cut to `limit` characters."""
     return [heading[:limit] for heading in headings]
+# endregion context-chars
 
 
 class NotReady(Exception):
@@ -130,6 +134,7 @@ class VaultIndex:
             self.build_lock.release()
     # endregion rebuild
 
+    # region note-chunks
     def note_chunks(self, path: str) -> list[Chunk]:
         """The chunks of one note, as the index stores them; none if it cannot be read."""
         try:
@@ -145,10 +150,12 @@ class VaultIndex:
                   text=piece.text, title=note.title, aliases=aliases, tags=tags, folder=folder)
             for number, piece in enumerate(note.chunks())
         ]
+    # endregion note-chunks
 
     def search(self, query: str, limit: int, folder=None, tag=None, mode="hybrid") -> list[Hit]:
         return self.search_with_progress(query, limit, folder, tag, mode)[0]
 
+    # region search-with-progress
     def search_with_progress(self, query: str, limit: int, folder=None, tag=None, mode="hybrid"):
         """The hits, and what the answer lacks: {} when the index is whole; during a first
         build, {"indexed": notes done, "total": notes}, the hits coming from those done."""
@@ -163,3 +170,4 @@ class VaultIndex:
         if self.ready.is_set():
             raise NotReady("The search index could not be built; the server log says why. Try reindex.")
         raise NotReady("The search index is still being built (starting); try again in a moment")
+    # endregion search-with-progress

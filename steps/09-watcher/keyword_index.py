@@ -54,6 +54,7 @@ SHORT_STEM = re.compile(r"[^aeiouy]*[aeiouy][^aeiouywx]")
 FIELD_WEIGHTS = {"title": 3, "aliases": 3, "headings": 2, "tags": 2}
 
 
+# region normal-form
 @lru_cache(maxsize=100_000)  # a vault repeats its words; each is normalised once
 def normal_form(word: str) -> str:
     """The lower-cased word with a few English suffixes folded (see the module docstring)."""
@@ -77,6 +78,7 @@ def normal_form(word: str) -> str:
     if word.endswith("e") and len(word) > 3 and not SHORT_STEM.fullmatch(word[:-1]):
         word = word[:-1]
     return word
+# endregion normal-form
 
 
 @lru_cache(maxsize=100_000)
@@ -100,6 +102,7 @@ def matches(text: str, terms) -> list[tuple[int, int, str]]:
     return found
 
 
+# region weighted-terms
 def weighted_terms(title: str, aliases, heading_path, tags, text: str) -> Counter:
     """How often each term occurs in a chunk, a word in the title counting FIELD_WEIGHTS["title"] times, etc."""
     headings = heading_path[1:] if heading_path[:1] == [title] else heading_path  # the title is counted once
@@ -115,8 +118,10 @@ def weighted_terms(title: str, aliases, heading_path, tags, text: str) -> Counte
         for term in tokenize(words) if words else ():
             counts[term] = counts.get(term, 0) + weight  # not counts[term] +=, which is slower on a Counter
     return counts
+# endregion weighted-terms
 
 
+# region position
 def position(rows: array, row: int) -> int:
     """Where `row` is in `rows`. array.index would compare one Python int at a time;
     bytes.find looks for the row's four bytes in C, tens of times faster, and a
@@ -128,6 +133,7 @@ def position(rows: array, row: int) -> int:
     if at == -1:
         raise ValueError(f"row {row} is not in the postings")
     return at // size
+# endregion position
 
 
 class KeywordIndex:
@@ -140,6 +146,7 @@ class KeywordIndex:
     k1 = 1.2
     b = 0.75
 
+    # region postings
     def __init__(self):
         # term -> (rows, counts): two arrays of 4-byte numbers, the rows that have the term
         # and its weighted count in each, in the order they were added. A dict {row: count}
@@ -169,7 +176,9 @@ class KeywordIndex:
             if not rows:
                 del self.postings[term]
         self.total_length -= self.lengths.pop(row)
+    # endregion postings
 
+    # region bm25
     def idf(self, term: str) -> float:
         chunks = len(self.lengths)
         having = len(self.postings[term][0]) if term in self.postings else 0
@@ -189,3 +198,4 @@ class KeywordIndex:
                 norm = self.k1 * (1 - self.b + self.b * self.lengths[row] / average_length)
                 scores[row] = scores.get(row, 0.0) + idf * count * (self.k1 + 1) / (count + norm)
         return scores
+    # endregion bm25

@@ -101,6 +101,7 @@ def encode_codes(codes: array.array) -> str:
     return base64.b64encode(codes.tobytes()).decode("ascii")
 
 
+# region decode
 def decode_codes(text: str, dimension: int) -> array.array:
     """The inverse of encode_codes; ValueError if the text is not `dimension` bytes."""
     raw = binascii.a2b_base64(text, strict_mode=True)  # base64.b64decode, minus a copy; binascii.Error is a ValueError
@@ -117,6 +118,7 @@ def check_step(step) -> float:
     if not isinstance(step, float) or not math.isfinite(step) or not 0 <= step <= MAX_STEP:
         raise ValueError(f"a vector's step is {step!r}, not a number from 0 to {MAX_STEP:.6f}")
     return step
+# endregion decode
 
 
 # region sketch
@@ -127,13 +129,16 @@ def sketch(codes: array.array) -> int:
 # endregion sketch
 
 
+# region empty-sketch
 def empty_sketch(dimension: int) -> int:
     """The sketch of a row that holds no chunk. Its set bits all lie above the
     dimension, so it differs from any query's sketch in more bits (2 * dimension
     at least) than a real sketch can (dimension at most), and is shortlisted last."""
     return ((1 << 2 * dimension) - 1) << dimension
+# endregion empty-sketch
 
 
+# region cosine
 def cosine(query, query_offset: float, vector: StoredVector) -> float:
     """The cosine of a unit query and a stored unit vector. Each number is off by half a
     step at most, so the cosine by half a step times the sum of the query's numbers in
@@ -148,8 +153,10 @@ def nearest_exact(query, vectors, rows, k: int) -> list[tuple[float, int]]:
     offset = ZERO * math.fsum(query)
     scored = ((cosine(query, offset, vectors[row]), row) for row in rows)
     return heapq.nlargest(k, scored)
+# endregion cosine
 
 
+# region nearest-sketched
 def nearest_sketched(query, vectors, sketches, rows, k: int, shortlist: int = SHORTLIST) -> list[tuple[float, int]]:
     """The k best (cosine, row) among `rows`: shortlist by sketch distance, then score in full.
 
@@ -170,3 +177,4 @@ def nearest_sketched(query, vectors, sketches, rows, k: int, shortlist: int = SH
     offset = ZERO * math.fsum(query)
     scored = ((cosine(query, offset, vectors[row]), row) for row in rows if vectors[row] is not None)
     return heapq.nlargest(k, scored)
+# endregion nearest-sketched
