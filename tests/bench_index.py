@@ -39,7 +39,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "steps" / "07-vector-index"))
 from clustered_vectors import ClusteredVectors  # noqa: E402
-from index import Chunk, Index, ProgressLine  # noqa: E402
+from index import Chunk, ChunkIndex, ProgressLine  # noqa: E402
 from search import search  # noqa: E402
 from vector_search import SHORTLIST, dot  # noqa: E402
 
@@ -222,8 +222,8 @@ def bench_reindex(index, repeats: int = 15) -> float:
 def load_in_a_new_process(directory: Path) -> tuple[float, float]:
     """(wall, CPU) seconds to load the index in a fresh Python, as a server starting up would."""
     code = (f"import sys, time; sys.path.insert(0, {str(HERE.parent / 'steps' / '07-vector-index')!r}); "
-            f"from index import Index; wall, cpu = time.perf_counter(), time.process_time(); "
-            f"Index.load({str(directory)!r}, {PrecomputedEmbedder.name!r}, {DIMENSION}); "
+            f"from index import ChunkIndex; wall, cpu = time.perf_counter(), time.process_time(); "
+            f"ChunkIndex.load({str(directory)!r}, {PrecomputedEmbedder.name!r}, {DIMENSION}); "
             f"print(time.perf_counter() - wall, time.process_time() - cpu)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     wall, cpu = run.stdout.split()
@@ -240,7 +240,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-index-") as folder:
         directory = Path(folder) / "index"
-        elapsed, built = timed(Index.build, directory, PrecomputedEmbedder(vectors), chunks, progress=ProgressLine())
+        elapsed, built = timed(ChunkIndex.build, directory, PrecomputedEmbedder(vectors), chunks, progress=ProgressLine())
         size = sum(f.stat().st_size for f in directory.rglob("*") if f.is_file()) / 1e6
         in_memory = sum(stored.codes.itemsize * len(stored.codes) for stored in built.vectors) / 1e6
         print(f"build without embedding: {elapsed / 1000:.1f} s, {size:.0f} MB on disk, "
@@ -252,7 +252,7 @@ def main() -> int:
         loads = [load_in_a_new_process(directory) for _ in range(5)]
         load = statistics.median(wall for wall, _ in loads)
         load_cpu = statistics.median(cpu for _, cpu in loads)
-        elapsed, index = timed(Index.load, directory, PrecomputedEmbedder.name, DIMENSION)
+        elapsed, index = timed(ChunkIndex.load, directory, PrecomputedEmbedder.name, DIMENSION)
         print(f"load {len(index)} chunks in a new process: median {load:.2f} s of "
               f"{', '.join(f'{wall:.2f}' for wall, _ in loads)} "
               f"(CPU {', '.join(f'{cpu:.2f}' for _, cpu in loads)} s; in this process {elapsed / 1000:.2f} s)")
@@ -278,7 +278,7 @@ def main() -> int:
         del index
         gc.collect()
         small_chunks, small_vectors, _ = make_vault(NOTES // 10, SEED + 2)
-        small = Index.build(Path(folder) / "small", PrecomputedEmbedder(small_vectors), small_chunks)
+        small = ChunkIndex.build(Path(folder) / "small", PrecomputedEmbedder(small_vectors), small_chunks)
         at_small = bench_reindex(small)
         print("re-index one note, embedding excluded (median; the file's fsync is most of it):")
         for notes, timing in ((NOTES // 10, at_small), (NOTES, at_large)):

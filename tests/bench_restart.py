@@ -179,7 +179,7 @@ def in_process(vault: Path, index_dir: Path) -> None:
         print(f"load index and link graph           {wall:6.2f} s ({cpu:.2f} s CPU)")
         print(f"reconcile, nothing changed          {reconciled}   (target 1 s; {report})")
         started = clocks()
-        vault_index.index.keywords()
+        vault_index.chunk_index.keywords()
         print(f"keyword postings, after the load    {since(started)}")
         started = clocks()
         LinkGraph.build(Vault(vault))

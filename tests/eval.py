@@ -113,9 +113,9 @@ def vault_index(embedder, vault: Path = SAMPLE_VAULT, queries: list[Query] = ())
         index = VaultIndex(Vault(vault_dir), embedder, Path(scratch) / "index")
         with contextlib.redirect_stderr(io.StringIO()):  # the build's progress line
             index.open(rebuild=True)
-        if index.index is None:
+        if index.chunk_index is None:
             raise RuntimeError(f"the index could not be built with {embedder.name}")
-        missing = {a for q in queries for a in q.answers} - set(index.index.note_paths())
+        missing = {a for q in queries for a in q.answers} - set(index.chunk_index.note_paths())
         if missing:
             raise RuntimeError(f"the questions name notes the vault does not have: {sorted(missing)}")
         yield index

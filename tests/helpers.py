@@ -180,7 +180,7 @@ def step_modules(*folders: Path):
     which step's copy a later one gets. Write, at the top of the test file:
 
         with step_modules(STEPS_DIR / "07-vector-index"):
-            from index import Index
+            from index import ChunkIndex
             import keyword_index
 
     or inside a test, for a test parametrised over steps. Inside the block no module

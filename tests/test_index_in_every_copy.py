@@ -116,7 +116,7 @@ def test_equal_hits_of_same_named_notes_come_in_path_order_however_they_were_ind
     for text in ("# Notes\n\nSpelt, for now.\n", same):  # Bread's chunk leaves its place and comes back last
         (index.vault.root / "Bread/Notes.md").write_text(text, encoding="utf-8")
         chunks = index.note_chunks("Bread/Notes.md")
-        index.index.update_note("Bread/Notes.md", chunks, index.embedder.embed_documents([c.text for c in chunks]))
+        index.chunk_index.update_note("Bread/Notes.md", chunks, index.embedder.embed_documents([c.text for c in chunks]))
     for mode in ("keyword", "hybrid"):
         assert paths_found(modules, index, "spelt wheat", mode=mode) == ["Bread/Notes.md", "Ferments/Notes.md"]
 
@@ -242,7 +242,7 @@ def test_an_update_refreshes_backlinks_and_search_and_a_removal_forgets_both(ste
 def test_a_change_seen_while_the_index_loads_waits_for_it_and_is_not_lost(step, tmp_path, monkeypatch):
     opened(step, tmp_path)
     modules = modules_of(step)
-    index_class, loading = modules["vault_index"].Index, threading.Event()
+    index_class, loading = modules["vault_index"].ChunkIndex, threading.Event()
     real_load = index_class.load
 
     def slow_load(cls, *args):

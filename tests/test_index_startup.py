@@ -38,8 +38,8 @@ def test_a_reindex_under_way_at_startup_is_waited_for_not_logged_as_a_failure(fo
         startup.start()
         startup.join(timeout=1)
         assert startup.is_alive() and not index.ready.is_set(), "startup gave up on the build under way"
-        index.index = BuiltByTheReindex()
+        index.chunk_index = BuiltByTheReindex()
         index.build_lock.release()
         startup.join(timeout=10)
-        assert index.ready.is_set() and isinstance(index.index, BuiltByTheReindex)
+        assert index.ready.is_set() and isinstance(index.chunk_index, BuiltByTheReindex)
     assert "could not be built" not in caplog.text

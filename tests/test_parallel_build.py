@@ -2,7 +2,7 @@
 the workers write the same index one process writes; a worker that dies fails the
 build and leaves the old index as it was; a server killed mid-build leaves an index
 that loads, and no worker behind. Steps 7 and 10 hold the two copies of the build's
-writing side (Index.write_new); parallel_build.py is one file, copied. Every wait is bounded."""
+writing side (ChunkIndex.write_new); parallel_build.py is one file, copied. Every wait is bounded."""
 import json
 import os
 import signal

@@ -21,7 +21,7 @@ STEPS = Path(__file__).resolve().parent.parent / "steps"
 
 # Step 10's index.py, reconcile.py and vault_index.py, which wires them.
 with step_modules(STEPS / "10-reconcile-and-ship"):
-    from index import Index, IndexMissing, IndexStale, note_file_name
+    from index import ChunkIndex, IndexMissing, IndexStale, note_file_name
     from reconcile import CHANGED, EQUAL, NEW, REMOVED, Report, reconcile, refresh_note
     from vault import Vault
     from vault_index import VaultIndex
@@ -84,7 +84,7 @@ def fresh_build(vault_dir: Path) -> dict[str, list[str]]:
     """What a new index of the vault as it is now holds."""
     vault_index = start(vault_dir)
     chunks = [chunk for path in vault_index.vault.list_notes() for chunk in vault_index.note_chunks(path)]
-    return contents(Index.build(vault_dir.parent / "fresh", vault_index.embedder, chunks))
+    return contents(ChunkIndex.build(vault_dir.parent / "fresh", vault_index.embedder, chunks))
 
 
 @pytest.fixture
@@ -110,9 +110,9 @@ def test_the_report_is_one_line():
 
 
 def test_an_index_built_without_stamps_is_stamped_without_embedding(vault_dir):
-    fresh = start(vault_dir)  # as steps 7 to 9 built it: Index.build given no meta stores no stamps
+    fresh = start(vault_dir)  # as steps 7 to 9 built it: ChunkIndex.build given no meta stores no stamps
     chunks = [chunk for path in fresh.vault.list_notes() for chunk in fresh.note_chunks(path)]
-    Index.build(fresh.directory, fresh.embedder, chunks)
+    ChunkIndex.build(fresh.directory, fresh.embedder, chunks)
 
     vault_index = start(vault_dir)
     assert str(reconcile(vault_index)) == "reconciled: 1 new, 0 changed, 0 removed, 5 unchanged (5 touched but equal)"
@@ -145,7 +145,7 @@ def test_edits_while_stopped_embed_exactly_the_notes_that_changed(indexed):
 
     assert str(report) == "reconciled: 2 new, 1 changed, 2 removed, 3 unchanged (1 touched but equal)"
     assert sorted(vault_index.embedder.titles()) == ["Focaccia", "Miso", "Sauerkraut (2023)"]
-    assert contents(vault_index.index) == fresh_build(indexed)
+    assert contents(vault_index.chunk_index) == fresh_build(indexed)
 
 
 def test_a_new_size_is_a_change_even_when_the_time_is_kept(indexed):
@@ -174,7 +174,7 @@ def test_a_same_size_edit_just_after_indexing_is_not_missed(indexed):
 
     vault_index = start(indexed)
     assert reconcile(vault_index).changed == 1
-    assert "Black tea" in vault_index.index.chunks_of("Ferments/Kombucha.md")[0].text
+    assert "Black tea" in vault_index.chunk_index.chunks_of("Ferments/Kombucha.md")[0].text
 
 
 def test_a_same_size_edit_just_after_a_rebuild_is_not_missed(vault_dir):
@@ -185,16 +185,16 @@ def test_a_same_size_edit_just_after_a_rebuild_is_not_missed(vault_dir):
 
     vault_index = start(vault_dir)
     assert reconcile(vault_index).changed == 1
-    assert "Black tea" in vault_index.index.chunks_of("Ferments/Kombucha.md")[0].text
+    assert "Black tea" in vault_index.chunk_index.chunks_of("Ferments/Kombucha.md")[0].text
 
 
 def test_an_empty_note_is_new_once(vault_dir):
     vault_index = start(vault_dir)
-    Index.build(vault_index.directory, vault_index.embedder, [])
+    ChunkIndex.build(vault_index.directory, vault_index.embedder, [])
     assert reconcile(vault_index).new == 6
     assert len(vault_index.embedder.calls) == 5  # not for the empty note
-    assert "Inbox/Ideas.md" in vault_index.index.note_meta()
-    assert "Inbox/Ideas.md" not in vault_index.index.note_paths()  # a note without chunks has no rows
+    assert "Inbox/Ideas.md" in vault_index.chunk_index.note_meta()
+    assert "Inbox/Ideas.md" not in vault_index.chunk_index.note_paths()  # a note without chunks has no rows
     again = reconcile(start(vault_dir))
     assert str(again) == "reconciled: 0 new, 0 changed, 0 removed, 6 unchanged (0 touched but equal)"
 
@@ -204,9 +204,9 @@ def test_an_empty_note_deleted_while_stopped_is_removed(indexed):
     (indexed / "Inbox/Ideas.md").unlink()
     vault_index = start(indexed)
     assert str(reconcile(vault_index)) == "reconciled: 0 new, 0 changed, 1 removed, 5 unchanged (0 touched but equal)"
-    assert "Inbox/Ideas.md" not in vault_index.index.note_meta()
+    assert "Inbox/Ideas.md" not in vault_index.chunk_index.note_meta()
     again = start(indexed)
-    assert "Inbox/Ideas.md" not in Index.load(again.directory, "counting-8", 8).note_meta()
+    assert "Inbox/Ideas.md" not in ChunkIndex.load(again.directory, "counting-8", 8).note_meta()
 
 
 def test_a_reconcile_cut_short_resumes_where_it_stopped(indexed):
@@ -221,21 +221,21 @@ def test_a_reconcile_cut_short_resumes_where_it_stopped(indexed):
     report = reconcile(vault_index)
     assert str(report) == "reconciled: 0 new, 3 changed, 0 removed, 3 unchanged (0 touched but equal)"
     assert vault_index.embedder.titles() == ["Kimchi", "Kombucha", "Sauerkraut"]
-    assert contents(vault_index.index) == fresh_build(indexed)
+    assert contents(vault_index.chunk_index) == fresh_build(indexed)
 
 
 def test_the_index_thread_builds_the_keyword_postings_once_the_index_is_ready(indexed):
     vault_index = start(indexed)
     vault_index.start().join(timeout=60)
-    assert vault_index.index._keywords is not None  # so no hybrid search has to build them
+    assert vault_index.chunk_index._keywords is not None  # so no hybrid search has to build them
 
 
 def test_an_index_of_another_embedder_is_refused_and_rebuilt(indexed):
     other = start(indexed, CountingEmbedder(name="other-8"))
     with pytest.raises(IndexStale):
         reconcile(other)
-    assert other.embedder.calls == [] and other.index is None
-    assert len(Index.load(indexed.parent / "index", "counting-8", 8).note_paths()) == 5  # left as it was
+    assert other.embedder.calls == [] and other.chunk_index is None
+    assert len(ChunkIndex.load(indexed.parent / "index", "counting-8", 8).note_paths()) == 5  # left as it was
 
     other.rebuild()  # what the caller does
     again = reconcile(start(indexed, CountingEmbedder(name="other-8")))
@@ -262,7 +262,7 @@ def test_a_note_edited_while_it_is_embedded_keeps_the_newer_text(indexed):
 
     vault_index.embedder.before_call = the_user_saves_and_the_watcher_indexes
     reconcile(vault_index)
-    assert "Version 3" in vault_index.index.chunks_of(focaccia)[-1].text
+    assert "Version 3" in vault_index.chunk_index.chunks_of(focaccia)[-1].text
 
 
 # ---- refresh_note: the watcher's job from step 10 on --------------------------------
@@ -286,25 +286,25 @@ def test_refresh_note_tells_what_it_found(indexed):
 # ---- step 10's index.py: meta per note ---------------------------------------------
 
 def test_meta_is_stored_with_the_note_and_loaded_again(indexed):
-    index = Index.load(indexed.parent / "index", "counting-8", 8)
+    index = ChunkIndex.load(indexed.parent / "index", "counting-8", 8)
     meta = index.meta_of("Bread/Rye.md")
     assert set(meta) == {"size", "mtime_ns", "links"} and meta["size"] == len(NOTES["Bread/Rye.md"])
     vector = index.vectors[index.rows_by_note["Bread/Rye.md"][0]]
 
     index.set_meta("Bread/Rye.md", {"size": 1, "mtime_ns": 2})
-    again = Index.load(indexed.parent / "index", "counting-8", 8)
+    again = ChunkIndex.load(indexed.parent / "index", "counting-8", 8)
     assert index.meta_of("Bread/Rye.md") == again.meta_of("Bread/Rye.md") == {"size": 1, "mtime_ns": 2}
     assert again.chunks_of("Bread/Rye.md") == index.chunks_of("Bread/Rye.md")
     assert again.vectors[again.rows_by_note["Bread/Rye.md"][0]] == vector  # the same bytes and step
 
 
 def test_without_meta_an_index_behaves_as_step_7s(indexed):
-    index = Index.load(indexed.parent / "index", "counting-8", 8)
+    index = ChunkIndex.load(indexed.parent / "index", "counting-8", 8)
     file = index.notes_dir / note_file_name("Bread/Rye.md")
     stored = json.loads(file.read_bytes())
     del stored["meta"]  # a note file as step 7 writes it
     file.write_text(json.dumps(stored), encoding="utf-8")
-    index = Index.load(indexed.parent / "index", "counting-8", 8)
+    index = ChunkIndex.load(indexed.parent / "index", "counting-8", 8)
     assert index.meta_of("Bread/Rye.md") == {}
 
     index.update_note("Bread/Rye.md", [], [])  # no chunks and no meta: the note is removed

@@ -251,7 +251,7 @@ def test_answers_during_reconcile_say_how_many_notes_are_not_yet_checked(tmp_pat
 def test_a_search_during_a_build_sees_each_note_whole_and_never_fails(folder, tmp_path):
     with step_modules(find_step(int(folder[:2])).path):
         from hash_embedder import HashEmbedder
-        from index import Chunk, Index
+        from index import Chunk, ChunkIndex
         from search import search
     embedder = HashEmbedder(dimension=64)
     chunks = [Chunk(id=f"N{n}.md#{c}", path=f"N{n}.md", heading_path=[f"N{n}"], text=f"shared words {c} {n}",
@@ -275,7 +275,7 @@ def test_a_search_during_a_build_sees_each_note_whole_and_never_fails(folder, tm
     searcher = threading.Thread(target=search_meanwhile, daemon=True)
     searcher.start()
     try:
-        Index.build(tmp_path / "index", embedder, chunks, started=started.append)
+        ChunkIndex.build(tmp_path / "index", embedder, chunks, started=started.append)
     finally:
         finished.set()
         searcher.join(timeout=TIMEOUT)

@@ -4,7 +4,7 @@ that fits is used, and gives the postings the chunks would; a copy that does not
 (a note file written after it, a note removed, a damaged file) is never used, and the
 postings are built from the chunks as before; notes added after it are tokenized.
 
-In this process, on step 10's Index and VaultIndex; then a real server killed before it
+In this process, on step 10's ChunkIndex and VaultIndex; then a real server killed before it
 could store what its watcher changed."""
 import json
 import os
@@ -26,7 +26,7 @@ STEPS = Path(__file__).resolve().parent.parent / "steps"
 
 with step_modules(STEPS / "10-reconcile-and-ship"):
     import stored_keywords
-    from index import Index, note_file_name
+    from index import ChunkIndex, note_file_name
     from static_embedder import StaticEmbedder
     import vault_index as vault_index_module
     from vault import Vault
@@ -51,11 +51,11 @@ def index_dir(tmp_path) -> Path:
     return tmp_path / "index"
 
 
-def load(index_dir: Path) -> Index:
-    return Index.load(index_dir, EMBEDDER.name, EMBEDDER.dimension)
+def load(index_dir: Path) -> ChunkIndex:
+    return ChunkIndex.load(index_dir, EMBEDDER.name, EMBEDDER.dimension)
 
 
-def postings_by_chunk(index: Index) -> dict:
+def postings_by_chunk(index: ChunkIndex) -> dict:
     """The postings as the chunks' ids see them (rows are only where a chunk happens to be)."""
     keywords = index.keywords()
     terms = {}
@@ -237,7 +237,7 @@ def test_a_copy_made_by_another_tokenizer_is_not_used(index_dir, tmp_path):
     tokenizer = changed / "keyword_index.py"
     tokenizer.write_text(tokenizer.read_text().replace('    a about after', '    a after'), encoding="utf-8")
     with step_modules(changed):
-        from index import Index as ChangedIndex
+        from index import ChunkIndex as ChangedIndex
     assert not ChangedIndex.load(index_dir, EMBEDDER.name, EMBEDDER.dimension).has_keywords()
     assert load(index_dir).has_keywords()
 
@@ -259,7 +259,7 @@ def started(index_dir: Path, monkeypatch, delay: float) -> tuple[VaultIndex, Pat
     monkeypatch.setattr(vault_index_module, "SAVE_KEYWORDS_AFTER", delay)
     vault_index = VaultIndex(Vault(index_dir.parent / "vault"), EMBEDDER, index_dir)
     vault_index.start().join(timeout=30)
-    copy = vault_index.index.notes_dir / stored_keywords.FILE
+    copy = vault_index.chunk_index.notes_dir / stored_keywords.FILE
     return vault_index, copy, copy.stat().st_mtime_ns
 
 

@@ -26,7 +26,7 @@ def modules_of(folder: Path) -> dict:
         import index as index_module
         import keyword_index
         import vector_search
-        from index import Chunk, Index, IndexCorrupt, IndexMissing, IndexStale, ProgressLine, note_file_name
+        from index import Chunk, ChunkIndex, IndexCorrupt, IndexMissing, IndexStale, ProgressLine, note_file_name
         from keyword_index import KeywordIndex, normal_form, tokenize
         from search import reciprocal_rank_fusion, search, snippet
     return {name: value for name, value in locals().items() if name != "folder"}
@@ -37,7 +37,7 @@ def modules_of(folder: Path) -> dict:
 # file's names those of the copy under test.
 COPIES = {number: find_step(number).path for number in distinct_copies("index.py", since=7)}
 MODULES = {number: modules_of(folder) for number, folder in COPIES.items()}
-globals().update(MODULES[7])  # Index, Chunk, search...: step 7's until a test asks for another copy
+globals().update(MODULES[7])  # ChunkIndex, Chunk, search...: step 7's until a test asks for another copy
 STEP = COPIES[7]
 
 
@@ -120,8 +120,8 @@ def sample_chunks() -> list:
 VAULT = sample_chunks()
 
 
-def build(tmp_path, chunks=None, embedder=None) -> Index:
-    return Index.build(tmp_path / "index", embedder or HashingEmbedder(), VAULT if chunks is None else chunks)
+def build(tmp_path, chunks=None, embedder=None) -> ChunkIndex:
+    return ChunkIndex.build(tmp_path / "index", embedder or HashingEmbedder(), VAULT if chunks is None else chunks)
 
 
 def files_of(directory: Path) -> dict[str, bytes]:
@@ -134,7 +134,7 @@ def writes_seen(directory: Path) -> dict[str, tuple]:
             for name, content in files_of(directory).items()}
 
 
-def note_file(index: Index, path: str) -> Path:
+def note_file(index: ChunkIndex, path: str) -> Path:
     return index.notes_dir / note_file_name(path)
 # endregion helpers
 
@@ -142,7 +142,7 @@ def note_file(index: Index, path: str) -> Path:
 # region storage
 def test_a_loaded_index_equals_the_built_one(tmp_path):
     built = build(tmp_path)
-    loaded = Index.load(tmp_path / "index", "test-hashing", 64)
+    loaded = ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
     assert len(loaded) == len(built) == len(VAULT)
     assert sorted(loaded.note_paths()) == sorted({c.path for c in VAULT})
     by_id = {c.id: (c, v) for c, v in zip(loaded.chunks, loaded.vectors)}
@@ -217,7 +217,7 @@ def test_a_crash_while_updating_a_note_leaves_the_old_version(tmp_path, monkeypa
         index.update_note("Glossary.md", [chunk("Glossary.md", "Rewritten completely.")], [[1.0] + [0.0] * 63])
     monkeypatch.undo()
     assert note_file(index, "Glossary.md").read_bytes() == before
-    loaded = Index.load(tmp_path / "index", "test-hashing", 64)  # no IndexCorrupt
+    loaded = ChunkIndex.load(tmp_path / "index", "test-hashing", 64)  # no IndexCorrupt
     assert [c.text for c in loaded.chunks if c.path == "Glossary.md"] == [VAULT[-1].text]
 
 
@@ -228,7 +228,7 @@ def test_a_crash_during_a_rebuild_leaves_the_old_index(tmp_path, monkeypatch):
     with pytest.raises(SystemExit):
         build(tmp_path, VAULT[:3] + [chunk("New.md", "x" * 20_000)])
     monkeypatch.undo()
-    loaded = Index.load(tmp_path / "index", "test-hashing", 64)
+    loaded = ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
     assert sorted(c.id for c in loaded.chunks) == sorted(c.id for c in VAULT)
     after = files_of(tmp_path / "index")
     assert {name: after[name] for name in before} == before  # what was there is untouched
@@ -242,7 +242,7 @@ def test_build_syncs_file_by_file_where_sync_may_return_early(tmp_path, monkeypa
     monkeypatch.setattr(index_module.os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
     build(tmp_path)
     assert "all" not in synced and len(synced) >= 6  # one per note file at least
-    assert len(Index.load(tmp_path / "index", "test-hashing", 64)) == len(VAULT)
+    assert len(ChunkIndex.load(tmp_path / "index", "test-hashing", 64)) == len(VAULT)
 
 
 def test_a_rebuild_replaces_the_old_generation(tmp_path):
@@ -250,7 +250,7 @@ def test_a_rebuild_replaces_the_old_generation(tmp_path):
     rebuilt = build(tmp_path, VAULT[:2])
     folders = [p.name for p in (tmp_path / "index").iterdir() if p.is_dir()]
     assert folders == [rebuilt.generation]
-    assert len(Index.load(tmp_path / "index", "test-hashing", 64)) == 2
+    assert len(ChunkIndex.load(tmp_path / "index", "test-hashing", 64)) == 2
 
 
 def first_chunk_with(**fields):
@@ -290,7 +290,7 @@ def test_a_damaged_note_file_is_reported_by_name(tmp_path, damage, complaint):
     file = note_file(index, "Ferments/Kimchi.md")
     file.write_text(damage(file.read_text(encoding="utf-8")), encoding="utf-8")
     with pytest.raises(IndexCorrupt, match=complaint) as caught:
-        Index.load(tmp_path / "index", "test-hashing", 64)
+        ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
     assert file.name in str(caught.value) and "rebuild" in str(caught.value)
 
 
@@ -306,7 +306,7 @@ def test_a_build_gives_the_embedder_short_notes_in_full_batches(tmp_path):
     chunks = [Chunk(f"Note {n}.md#0", f"Note {n}.md", [f"Note {n}"], f"rye loaf number {n}", f"Note {n}")
               for n in range(40)]
     embedder = CountingEmbedder()
-    index = Index.build(tmp_path / "index", embedder, chunks)
+    index = ChunkIndex.build(tmp_path / "index", embedder, chunks)
     assert embedder.batch_sizes == [index_module.EMBED_BATCH, 40 - index_module.EMBED_BATCH]  # not 40 calls
     for chunk in chunks:  # and each note got its own vectors back
         expected = vector_search.quantize(vector_search.unit_vector(embedder.embed_query(chunk.text)))
@@ -316,7 +316,7 @@ def test_a_build_gives_the_embedder_short_notes_in_full_batches(tmp_path):
     chunks = [Chunk(f"Note {n}.md#{k}", f"Note {n}.md", [f"Note {n}"], f"rye {n} part {k}", f"Note {n}")
               for n in range(10) for k in range(5)]
     embedder = CountingEmbedder()
-    Index.build(tmp_path / "five", embedder, chunks)
+    ChunkIndex.build(tmp_path / "five", embedder, chunks)
     assert embedder.batch_sizes == [30, 20]
 
 
@@ -325,16 +325,16 @@ def test_the_cycle_collector_is_paused_during_a_load_and_resumed_after_it(tmp_pa
     seen = []
     read = index_module.read_note_file
     monkeypatch.setattr(index_module, "read_note_file", lambda *args: seen.append(gc.isenabled()) or read(*args))
-    assert len(Index.load(tmp_path / "index", "test-hashing", 64)) == len(VAULT)
+    assert len(ChunkIndex.load(tmp_path / "index", "test-hashing", 64)) == len(VAULT)
     assert seen and not any(seen) and gc.isenabled()
     note_file(index, "Glossary.md").write_text("{", encoding="utf-8")
     with pytest.raises(IndexCorrupt):
-        Index.load(tmp_path / "index", "test-hashing", 64)
+        ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
     assert gc.isenabled()  # a failed load too
     gc.disable()
     try:  # and a caller who had paused it finds it paused still
         with pytest.raises(IndexCorrupt):
-            Index.load(tmp_path / "index", "test-hashing", 64)
+            ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
         assert not gc.isenabled()
     finally:
         gc.enable()
@@ -348,7 +348,7 @@ def test_a_truncated_vector_is_detected(tmp_path):
     data["chunks"][0]["vector"] = base64.b64encode(vector[:-2]).decode()  # the last two numbers lost
     file.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(IndexCorrupt, match="62 numbers, expected 64"):
-        Index.load(tmp_path / "index", "test-hashing", 64)
+        ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
 
 
 @pytest.mark.parametrize("damage", ["cut short", "nested too deep", "a folder", "a long generation"])
@@ -366,7 +366,7 @@ def test_a_damaged_manifest_is_reported(tmp_path, damage):
         data = json.loads(manifest.read_text()) | {"generation": "notes-" + "a" * 300}
         manifest.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(IndexCorrupt, match="manifest"):
-        Index.load(tmp_path / "index", "test-hashing", 64)
+        ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
 
 
 @pytest.mark.parametrize("kind", ["folder", "link", "fifo"])
@@ -391,7 +391,7 @@ def test_what_is_not_a_file_among_the_note_files_is_refused_not_read(tmp_path, k
 
 def load_or_error(tmp_path):
     try:
-        return Index.load(tmp_path / "index", "test-hashing", 64)
+        return ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
     except Exception as error:
         return error
 
@@ -400,25 +400,25 @@ def test_a_file_that_is_not_named_after_its_note_is_corrupt(tmp_path):
     index = build(tmp_path)
     note_file(index, "Glossary.md").rename(index.notes_dir / note_file_name("Elsewhere.md"))
     with pytest.raises(IndexCorrupt, match="another name"):
-        Index.load(tmp_path / "index", "test-hashing", 64)
+        ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
 
 
 def test_another_model_dimension_or_format_means_rebuild(tmp_path):
     build(tmp_path)
     with pytest.raises(IndexStale, match="'test-hashing'.*'nomic-embed-text'"):
-        Index.load(tmp_path / "index", "nomic-embed-text", 64)
+        ChunkIndex.load(tmp_path / "index", "nomic-embed-text", 64)
     with pytest.raises(IndexStale, match="64 dimensions.*768 dimensions"):
-        Index.load(tmp_path / "index", "test-hashing", 768)
+        ChunkIndex.load(tmp_path / "index", "test-hashing", 768)
     manifest = tmp_path / "index" / "index.json"
     old = f'"format":{index_module.FORMAT - 1}'  # as an index written before the format changed
     manifest.write_text(manifest.read_text().replace(f'"format":{index_module.FORMAT}', old))
     with pytest.raises(IndexStale, match="format"):
-        Index.load(tmp_path / "index", "test-hashing", 64)
+        ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
 
 
 def test_no_index_yet(tmp_path):
     with pytest.raises(IndexMissing):
-        Index.load(tmp_path / "nothing-here", "test-hashing", 64)
+        ChunkIndex.load(tmp_path / "nothing-here", "test-hashing", 64)
 
 
 def test_updating_a_note_writes_that_note_file_only(tmp_path):
@@ -474,7 +474,7 @@ def test_build_reports_progress_with_rate_and_time_left(tmp_path):
     ticks = iter(range(100))
     stream = io.StringIO()
     progress = ProgressLine(stream, clock=lambda: next(ticks) * 3.0)  # each note takes 3 seconds
-    Index.build(tmp_path / "index", HashingEmbedder(), VAULT, progress=progress)
+    ChunkIndex.build(tmp_path / "index", HashingEmbedder(), VAULT, progress=progress)
     lines = stream.getvalue().splitlines()
     assert lines[0] == "indexing: 0/6 notes"
     assert lines[1] == "indexing: 2/6 notes, 0.3 notes/s, about 12 s left"  # a log gets a line every 5 s
@@ -536,7 +536,7 @@ def test_bm25_a_rare_word_outweighs_a_common_one(tmp_path):
 
 def test_keyword_postings_can_be_built_in_the_background(tmp_path):
     build(tmp_path)
-    index = Index.load(tmp_path / "index", "test-hashing", 64)
+    index = ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
     warming = threading.Thread(target=index.keywords)
     warming.start()
     hits = search(index, HashingEmbedder(), "scoby", mode="keyword")  # waits for the postings if need be
@@ -823,7 +823,7 @@ def test_the_index_thread_builds_the_keyword_postings_once_the_index_is_ready(tm
     (tmp_path / "vault" / "Rye.md").write_text("# Rye\n\nA dense, sour loaf.\n", encoding="utf-8")
     vault_index = VaultIndex(Vault(tmp_path / "vault"), HashingEmbedder(), tmp_path / "index")
     vault_index.start().join(timeout=60)
-    assert vault_index.index._keywords is not None  # so no hybrid search has to build them
+    assert vault_index.chunk_index._keywords is not None  # so no hybrid search has to build them
 
 
 def test_index_nearest_matches_exact_on_a_small_index(tmp_path):

@@ -21,7 +21,7 @@ STEPS = Path(__file__).resolve().parent.parent / "steps"
 
 
 with step_modules(STEPS / "09-watcher", STEPS / "07-vector-index"):
-    from index import Index
+    from index import ChunkIndex
     from vault import Vault
     from vault_index import VaultIndex
     from watcher import INDEX, REMOVE, Changes, JobQueue, Stamp, Watcher, compare
@@ -404,7 +404,7 @@ def test_the_index_converges_to_a_fresh_build(tmp_path, seed):
     for number in range(8):
         write(vault, f"Notes/Note {number}.md", f"# Note {number}\n\nFirst words of note {number}.\n")
     chunks = [chunk for path in vault.list_notes() for chunk in vault_index.note_chunks(path)]
-    index = Index.build(tmp_path / "index", embedder, chunks)
+    index = ChunkIndex.build(tmp_path / "index", embedder, chunks)
 
     def index_note(path):  # as server.py wires it: VaultIndex's chunks, the embedder, the index
         note_chunks = vault_index.note_chunks(path)
@@ -435,6 +435,6 @@ def test_the_index_converges_to_a_fresh_build(tmp_path, seed):
     finally:
         assert watcher.stop()
     final = [chunk for path in vault.list_notes() for chunk in vault_index.note_chunks(path)]
-    fresh = Index.build(tmp_path / "fresh", embedder, final)
+    fresh = ChunkIndex.build(tmp_path / "fresh", embedder, final)
     assert contents(index) == contents(fresh)
     assert sorted(index.note_paths()) == vault.list_notes()

@@ -370,11 +370,11 @@ def note_batches(notes: dict[str, list[Chunk]], size: int):
         yield batch
 
 
-class Index:
+class ChunkIndex:
     """The chunks of one vault with their vectors: on disk in `directory`, in memory for search.
 
-    Get one with Index.load (an existing index), Index.build (a new one from all
-    chunks) or Index.write_new (from notes embedded elsewhere); keep it current with
+    Get one with ChunkIndex.load (an existing index), ChunkIndex.build (a new one from all
+    chunks) or ChunkIndex.write_new (from notes embedded elsewhere); keep it current with
     update_note and remove_note. Every method holds `lock`, and search.py holds it
     for a whole search, so a server can search from several threads while another
     updates. One process writes an index at a time."""
@@ -413,7 +413,7 @@ class Index:
 
     # region load
     @classmethod
-    def load(cls, directory, embedder_name: str, dimension: int) -> "Index":
+    def load(cls, directory, embedder_name: str, dimension: int) -> "ChunkIndex":
         """The index stored in `directory`. Raises an IndexUnusable when it is missing,
         damaged, or made by another embedder: then build a new one."""
         directory = Path(directory)
@@ -434,7 +434,7 @@ class Index:
         return index
 
     @classmethod
-    def build(cls, directory, embedder, chunks, progress=None, started=None) -> "Index":
+    def build(cls, directory, embedder, chunks, progress=None, started=None) -> "ChunkIndex":
         """Embed every chunk and write a new index into `directory`, replacing any old one.
 
         `progress(notes_done, notes_total)` is called as notes are done, e.g. with a
@@ -447,7 +447,7 @@ class Index:
 
     # region write-new
     @classmethod
-    def write_new(cls, directory, embedder, embedded, total: int, progress=None, started=None) -> "Index":
+    def write_new(cls, directory, embedder, embedded, total: int, progress=None, started=None) -> "ChunkIndex":
         """A new index in `directory` from `embedded`, which yields (path, chunks, stored
         vectors) for each of `total` notes: embedded here (build) or by worker processes
         (parallel_build.py). Only this process writes: the files of a new generation
@@ -607,7 +607,7 @@ class Index:
 class ProgressLine:
     """Shows a build's progress on one line of stderr: notes done, rate, time left.
 
-    Pass it as Index.build(..., progress=ProgressLine()). On a terminal the line is
+    Pass it as ChunkIndex.build(..., progress=ProgressLine()). On a terminal the line is
     rewritten in place a few times a second; in a log, a new line every few seconds."""
 
     def __init__(self, stream=None, clock=time.monotonic):

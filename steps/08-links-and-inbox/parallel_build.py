@@ -6,7 +6,7 @@ vectors. Threads would take turns on one core, since only one at a time runs
 Python code, so the build hands the notes to worker processes instead, a few
 notes to a task, and takes back each note's chunks and stored vectors in the
 order of the notes. The workers only compute: this process alone writes the
-index (Index.write_new), so a crash anywhere leaves the old index whole, as it
+index (ChunkIndex.write_new), so a crash anywhere leaves the old index whole, as it
 does without workers.
 
 The workers are forked: each starts as a copy of this process, with the embedder

@@ -80,7 +80,7 @@ def two_links_away(graph: LinkGraph, path: str, direct: set[str]) -> dict[str, s
 # region similar-notes
 def similar_notes(vault_index, path: str, count: int) -> list[tuple[str, float]]:
     """The notes nearest to this one by embedding, (path, cosine), best first, itself excluded."""
-    index = getattr(vault_index, "index", None)  # None while the first build runs
+    index = getattr(vault_index, "chunk_index", None)  # None while the first build runs
     if index is None:
         return []
     with index.lock:  # a reindex may change rows meanwhile

@@ -15,7 +15,7 @@ import logging
 import threading
 from pathlib import Path
 
-from index import Chunk, Index, IndexUnusable, ProgressLine
+from index import Chunk, ChunkIndex, IndexUnusable, ProgressLine
 from links import LinkGraph
 from notes import parse_note
 from parallel_build import embedded_notes
@@ -56,12 +56,12 @@ class NotReady(Exception):
 class VaultIndex:
     def __init__(self, vault: Vault, embedder, directory: Path):
         self.vault, self.embedder, self.directory = vault, embedder, Path(directory)
-        self.index: Index | None = None
+        self.chunk_index: ChunkIndex | None = None
         self.links: LinkGraph | None = None
         self.links_ready = threading.Event()  # set once the link graph is built
         self.ready = threading.Event()  # set once the first index is loaded or built
         self.done, self.total = 0, 0  # notes embedded so far by the build under way
-        self.building: Index | None = None  # the first build's index while it grows, searched meanwhile
+        self.building: ChunkIndex | None = None  # the first build's index while it grows, searched meanwhile
         self.build_lock = threading.Lock()  # one build at a time
 
     # region open
@@ -82,8 +82,8 @@ class VaultIndex:
             self.links_ready.set()
         # endregion links-first
         try:
-            self.index = None if rebuild else self.load()
-            if self.index is None:
+            self.chunk_index = None if rebuild else self.load()
+            if self.chunk_index is None:
                 self.rebuild()
         except NotReady:  # a reindex asked for at startup is building it: wait for that build
             with self.build_lock:
@@ -92,15 +92,15 @@ class VaultIndex:
             log.exception("index: could not be built")
         finally:
             self.ready.set()
-        index = self.index
+        index = self.chunk_index
         if index is not None:  # the keyword postings take seconds on a large vault: now, not in a search
             index.keywords()
     # endregion open
 
-    def load(self) -> Index | None:
+    def load(self) -> ChunkIndex | None:
         """The index on disk, if it can be used as it is."""
         try:
-            index = Index.load(self.directory, self.embedder.name, self.dimension())
+            index = ChunkIndex.load(self.directory, self.embedder.name, self.dimension())
         except IndexUnusable as why:
             log.info("index: %s; building it", why)
             return None
@@ -114,7 +114,7 @@ class VaultIndex:
         return self.embedder.dimension
 
     # region rebuild
-    def rebuild(self, progress=None) -> Index:
+    def rebuild(self, progress=None) -> ChunkIndex:
         """Embed every note anew and swap the new index in when it is complete;
         searches meanwhile use the old one. progress(done, total) hears of each note."""
         if not self.build_lock.acquire(blocking=False):
@@ -131,13 +131,14 @@ class VaultIndex:
                 if progress:
                     progress(done, total)
 
-            def started(index: Index) -> None:
+            def started(index: ChunkIndex) -> None:
                 self.building = index  # searched while no other index is there (search_with_progress)
 
             # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
             embedded = embedded_notes(paths, self.note_chunks, self.embedder)
-            self.index = Index.write_new(self.directory, self.embedder, embedded, len(paths), report, started)
-            return self.index
+            self.chunk_index = ChunkIndex.write_new(self.directory, self.embedder, embedded, len(paths), report,
+                                                    started)
+            return self.chunk_index
         finally:
             self.building = None
             self.build_lock.release()
@@ -160,10 +161,10 @@ class VaultIndex:
         ]
 
     # region graph-waits
-    def current(self) -> Index | None:
+    def current(self) -> ChunkIndex | None:
         """The search index, waiting briefly for the first build; None if there is none yet."""
         self.ready.wait(WAIT_FOR_FIRST_BUILD)
-        return self.index
+        return self.chunk_index
 
     def link_graph(self) -> LinkGraph:
         self.links_ready.wait(WAIT_FOR_FIRST_BUILD)
@@ -182,7 +183,7 @@ class VaultIndex:
         self.ready.wait(WAIT_FOR_FIRST_BUILD)  # a small vault is built before the client notices
         # building before index: a build sets index, then clears building, so one of the two is seen.
         building, progress = self.building, {"indexed": self.done, "total": self.total}
-        index = self.index  # one read: a rebuild may swap it meanwhile
+        index = self.chunk_index  # one read: a rebuild may swap it meanwhile
         if index is not None:
             return search(index, self.embedder, query, limit, folder, tag, mode), {}
         if building is not None:  # counted before the search: the answer holds at least that many notes

@@ -124,7 +124,7 @@ def refresh_note(vault_index, path: str) -> str | None:
     """Bring what the index and the link graph hold of one note up to date with its file,
     embedding it only if its chunks changed; store its stamp and links with it. Returns
     what it found: NEW, CHANGED, EQUAL or REMOVED (None: no file, and nothing held)."""
-    index, graph = vault_index.index, vault_index.links
+    index, graph = vault_index.chunk_index, vault_index.links
     stored = index.meta_of(path)
     stamp = stamp_of(vault_index.vault, path)  # before the read: see the module's docstring
     if stamp is None:

@@ -12,7 +12,7 @@ A copy is right only for the chunks it was made from, cut into words by the toke
 that made it. Each note's file in the index is replaced by a new file whenever the note
 changes (index.py), so the copy lists each note with its file's inode, size and time,
 and its number of chunks. Its rows are numbered as a load that reads the notes in the
-copy's order numbers them (write_copy renumbers them so); Index.load reads them in that
+copy's order numbers them (write_copy renumbers them so); ChunkIndex.load reads them in that
 order and takes the copy only if every note it lists is there with its file unchanged.
 Notes it does not list, added since, are loaded after those and tokenized. Any other
 difference (a note changed or removed since, another tokenizer, a damaged copy, numbers
@@ -34,7 +34,7 @@ from pathlib import Path
 import keyword_index
 from keyword_index import KeywordIndex
 
-FILE = "keywords.postings"  # in the generation folder; not ".json", which Index.load reads as a note
+FILE = "keywords.postings"  # in the generation folder; not ".json", which ChunkIndex.load reads as a note
 FORMAT = 1
 LAYOUT = {"byteorder": sys.byteorder, "itemsize": array("I").itemsize}  # what the bytes mean
 
@@ -106,7 +106,7 @@ def is_text(value) -> bool:
 
 
 def note_order(copy: tuple[dict, memoryview] | None) -> dict[str, int]:
-    """Each listed note's place: Index.load reads the note files in this order, the rest after."""
+    """Each listed note's place: ChunkIndex.load reads the note files in this order, the rest after."""
     return {note[0]: place for place, note in enumerate(copy[0]["notes"])} if copy else {}
 
 

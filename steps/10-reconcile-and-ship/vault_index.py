@@ -17,7 +17,7 @@ import logging
 import threading
 from pathlib import Path
 
-from index import Chunk, Index, IndexUnusable, ProgressLine
+from index import Chunk, ChunkIndex, IndexUnusable, ProgressLine
 from links import LinkGraph, NoteLinks, entry_of, entry_to_store, stored_entries
 from notes import parse_note
 from parallel_build import embedded_notes
@@ -60,13 +60,13 @@ class NotReady(Exception):
 class VaultIndex:
     def __init__(self, vault: Vault, embedder, directory: Path):
         self.vault, self.embedder, self.directory = vault, embedder, Path(directory)
-        self.index: Index | None = None
+        self.chunk_index: ChunkIndex | None = None
         self.links: LinkGraph | None = None
         self.links_ready = threading.Event()  # set once the link graph is built
         self.ready = threading.Event()  # set once the first index is loaded or built
         self.done, self.total = 0, 0  # notes embedded so far by the build under way
         self.stale = 0  # notes reconcile has yet to check (staleness)
-        self.building: Index | None = None  # the first build's index while it grows, searched meanwhile
+        self.building: ChunkIndex | None = None  # the first build's index while it grows, searched meanwhile
         self.build_lock = threading.Lock()  # one build at a time
         self.save_lock, self.save_timer = threading.Lock(), None  # see save_keywords_later
 
@@ -91,7 +91,7 @@ class VaultIndex:
                 self.read_links()
             self.links_ready.set()
             self.ready.set()
-        index = self.index
+        index = self.chunk_index
         if index is not None:  # postings not stored take seconds on a large vault: now, not in a search
             index.keywords()
             self.save_keywords()
@@ -106,7 +106,7 @@ class VaultIndex:
                 report = reconcile(self)
             except IndexUnusable as why:
                 log.info("index: %s; building it", why)
-                self.index = None
+                self.chunk_index = None
                 return False
         log.info("index: %s", report)  # the one line that says what changed while the server was off
         return True
@@ -114,16 +114,16 @@ class VaultIndex:
     # endregion open
 
     # region load-stored
-    def load_stored(self) -> tuple[Index, LinkGraph]:
+    def load_stored(self) -> tuple[ChunkIndex, LinkGraph]:
         """The stored index, and the link graph stored with it, which answers use from now on.
         Until reconcile has checked every note, they say how many it has yet to check."""
-        index = Index.load(self.directory, self.embedder.name, self.dimension())
+        index = ChunkIndex.load(self.directory, self.embedder.name, self.dimension())
         log.info("index: keyword postings %s", "loaded with it" if index.has_keywords() else "to build from the chunks")
         for path in [path for path in index.note_meta() if self.never_listed(path)]:
             index.remove_note(path)  # gone before the first answer, chunks or none (an excluded file)
         metas = index.note_meta()
         self.stale = len(metas)  # until reconcile has listed the vault and counts down
-        self.index = index
+        self.chunk_index = index
         self.ready.set()  # a search needs no links: it answers while they are put together
         self.links = LinkGraph.from_entries(self.vault, stored_entries(metas))
         log.info("links: %d notes loaded with the index", len(self.links))
@@ -169,7 +169,7 @@ class VaultIndex:
         return self.embedder.dimension
 
     # region rebuild
-    def rebuild(self, progress=None) -> Index:
+    def rebuild(self, progress=None) -> ChunkIndex:
         """Embed every note anew and swap the new index in when it is complete;
         searches meanwhile use the old one. progress(done, total) hears of each note."""
         if not self.build_lock.acquire(blocking=False):
@@ -186,17 +186,18 @@ class VaultIndex:
                 if progress:
                     progress(done, total)
 
-            def started(index: Index) -> None:
+            def started(index: ChunkIndex) -> None:
                 self.building = index  # searched while no other index is there (search_with_progress)
 
             # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
             embedded = embedded_notes(paths, self.stored_parts, self.embedder)
-            self.index = Index.write_new(self.directory, self.embedder, embedded, len(paths), report, started)
+            self.chunk_index = ChunkIndex.write_new(self.directory, self.embedder, embedded, len(paths), report,
+                                                    started)
             if self.links is None:  # a first build: the links came with the notes
-                self.links = LinkGraph.from_entries(self.vault, stored_entries(self.index.note_meta()))
+                self.links = LinkGraph.from_entries(self.vault, stored_entries(self.chunk_index.note_meta()))
                 self.links_ready.set()
             self.save_keywords()
-            return self.index
+            return self.chunk_index
         finally:
             self.building = None
             self.build_lock.release()
@@ -205,7 +206,7 @@ class VaultIndex:
     def save_keywords(self) -> None:
         """Store the search index's keyword postings, so that the next start loads them
         (stored_keywords.py). A copy that cannot be written costs the next start time only."""
-        index = self.index
+        index = self.chunk_index
         try:
             if index is not None and index.save_keywords():
                 log.info("index: keyword postings stored")
@@ -270,7 +271,7 @@ class VaultIndex:
         Called by the watcher's one worker, so two updates of one note never race."""
         self.ready.wait()  # a change seen while the first index is built waits for it
         with self.build_lock:  # a rebuild under way finishes first; then this lands in its index
-            if self.index is None:  # none could be built: the link graph at least stays current
+            if self.chunk_index is None:  # none could be built: the link graph at least stays current
                 if self.links is not None:
                     self.links.update_note(path)
                 return
@@ -286,14 +287,14 @@ class VaultIndex:
         if self.links is not None:
             self.links.remove_note(path)
         with self.build_lock:
-            if self.index is not None:
-                self.index.remove_note(path)
+            if self.chunk_index is not None:
+                self.chunk_index.remove_note(path)
         self.save_keywords_later()
 
-    def current(self) -> Index | None:
+    def current(self) -> ChunkIndex | None:
         """The search index, waiting briefly for the first build; None if there is none yet."""
         self.ready.wait(WAIT_FOR_FIRST_BUILD)
-        return self.index
+        return self.chunk_index
 
     def link_graph(self) -> LinkGraph:
         self.links_ready.wait(WAIT_FOR_FIRST_BUILD)
@@ -316,7 +317,7 @@ class VaultIndex:
         # building before index: a build sets index, then clears building, so one of the two is seen.
         building, progress = self.building, {"indexed": self.done, "total": self.total}
         stale = self.staleness()  # before the index is read, as the counts above
-        index = self.index  # one read: a rebuild may swap it meanwhile
+        index = self.chunk_index  # one read: a rebuild may swap it meanwhile
         if index is not None:
             return search(index, self.embedder, query, limit, folder, tag, mode), stale
         if building is not None:  # counted before the search: the answer holds at least that many notes

@@ -29,7 +29,7 @@ def check(server):
     notes = structured(server, "list_notes", {"limit": 200}).get("notes", [])
     expect(status.get("notes") == len(notes),
            f"the index holds every note of the vault, {len(notes)} of them (list_notes lists them); index_status "
-           f"says notes: {shown(status.get('notes'))}. Count them in the index (VaultIndex.index.note_paths())")
+           f"says notes: {shown(status.get('notes'))}. Count them in the index (VaultIndex.chunk_index.note_paths())")
     expect(isinstance(status.get("chunks"), int) and status["chunks"] >= len(notes),
            f"chunks is the number of sections in the index (len(index)), at least one per note; index_status "
            f"says {shown(status.get('chunks'))}")
@@ -41,7 +41,7 @@ def check(server):
 
     expect(status.get("embedder") == "hash-512",
            f"embedder is the name the index was made by, which the checks run with the offline embedder: "
-           f"'hash-512' (Index.embedder_name). index_status says {shown(status.get('embedder'))}")
+           f"'hash-512' (ChunkIndex.embedder_name). index_status says {shown(status.get('embedder'))}")
     ok("embedder names what made the index: hash-512")
 
     folder = status.get("folder")
