@@ -231,8 +231,7 @@ class McpHandler(BaseHTTPRequestHandler):
             return self.post_stateless(message, kind)
         # A handshake version in the header, or none: the session's version applies.
         session, is_new = self.session_for(message)
-        stream = EventStream(self) if kind == "request" and wants_stream(message) else None
-        response = self.server.core.handle(message, session, notify=stream.send if stream else None)
+        stream, response = self.handled(message, kind, session)
         if kind != "request":
             return self.send_body(202)  # notifications and responses are never answered
         headers = {}
@@ -242,6 +241,12 @@ class McpHandler(BaseHTTPRequestHandler):
             stream.finish(response, headers)
         else:
             self.send_json(200, response, headers)
+
+    def handled(self, message: dict, kind: str, session: Session | None) -> tuple["EventStream | None", dict]:
+        """The core's response, and the SSE stream that carried what came before it when
+        the client asked for progress: the stream opens with the first notification."""
+        stream = EventStream(self) if kind == "request" and wants_stream(message) else None
+        return stream, self.server.core.handle(message, session, notify=stream.send if stream else None)
 
     def post_batch(self, messages: list):
         """An array of messages: only a session that agreed on 2025-03-26 may send one."""
@@ -269,8 +274,7 @@ class McpHandler(BaseHTTPRequestHandler):
             raise HttpError(400, "A 2026-07-28 client sends no responses: the server asks it nothing")
         if kind == "request":
             check_routing_headers(message, self.headers)
-        stream = EventStream(self) if kind == "request" and wants_stream(message) else None
-        response = self.server.core.handle(message, None, notify=stream.send if stream else None)
+        stream, response = self.handled(message, kind, None)
         if kind != "request":
             return self.send_body(202)
         status = STATELESS_STATUS.get(response.get("error", {}).get("code"), 200)

@@ -233,8 +233,7 @@ class McpHandler(BaseHTTPRequestHandler):
             return self.post_stateless(message, kind)
         # A handshake version in the header, or none: the session's version applies.
         session, is_new = self.session_for(message)
-        stream = EventStream(self) if kind == "request" and wants_stream(message) else None
-        response = self.server.core.handle(message, session, notify=stream.send if stream else None)
+        stream, response = self.handled(message, kind, session)
         if kind != "request":
             return self.send_body(202)  # notifications and responses are never answered
         headers = {}
@@ -244,6 +243,12 @@ class McpHandler(BaseHTTPRequestHandler):
             stream.finish(response, headers)
         else:
             self.send_json(200, response, headers)
+
+    def handled(self, message: dict, kind: str, session: Session | None) -> tuple["EventStream | None", dict]:
+        """The core's response, and the SSE stream that carried what came before it when
+        the client asked for progress: the stream opens with the first notification."""
+        stream = EventStream(self) if kind == "request" and wants_stream(message) else None
+        return stream, self.server.core.handle(message, session, notify=stream.send if stream else None)
 
     def post_batch(self, messages: list):
         """An array of messages: only a session that agreed on 2025-03-26 may send one."""
@@ -273,8 +278,7 @@ class McpHandler(BaseHTTPRequestHandler):
             check_routing_headers(message, self.headers)
             if message["method"] == LISTEN:
                 return self.listen(message)
-        stream = EventStream(self) if kind == "request" and wants_stream(message) else None
-        response = self.server.core.handle(message, None, notify=stream.send if stream else None)
+        stream, response = self.handled(message, kind, None)
         if kind != "request":
             return self.send_body(202)
         status = STATELESS_STATUS.get(response.get("error", {}).get("code"), 200)
@@ -402,11 +406,16 @@ class McpHandler(BaseHTTPRequestHandler):
                 return Session(), True
             reason = "Bad request: Mcp-Session-Id header required (initialize first)"
             raise HttpError(400, reason, request_id=id_of(message))
+        return self.known_session(session_id, id_of(message)), False
+
+    def known_session(self, session_id: str, request_id=None) -> Session:
+        """The session an id names, or 404: it ended, expired or never was, and the
+        client must initialize again."""
         session = self.server.sessions.get(session_id)
         if session is None:
             reason = "Session not found: it ended, expired or never existed; initialize again"
-            raise HttpError(404, reason, request_id=id_of(message))
-        return session, False
+            raise HttpError(404, reason, request_id=request_id)
+        return session
 
     def do_DELETE(self):
         self.answer(self.delete)
@@ -439,9 +448,7 @@ class McpHandler(BaseHTTPRequestHandler):
         session_id = self.header("Mcp-Session-Id")
         if session_id is None:
             raise HttpError(400, "Bad request: GET needs the Mcp-Session-Id header (initialize first)")
-        session = self.server.sessions.get(session_id)
-        if session is None:
-            raise HttpError(404, "Session not found: it ended, expired or never existed; initialize again")
+        session = self.known_session(session_id)
         # Each quiet interval also touches the session, so a stream keeps it alive.
         def still_wanted():
             return self.server.sessions.get(session_id) is not None
