@@ -4,8 +4,11 @@ a prefix that must end at a path's separator; a value that is valid and falsy (t
 Obsidian reads them at their edges; and every size limit at exactly its size and one
 over. Each test names the mistake it catches; each was planted and seen to fail."""
 import json
+import logging
 import socket
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,8 @@ import pytest
 from helpers import McpClient, StdioServer, distinct_copies, rpc, step_modules, tool_call
 from launch import quiet_environment
 from manifest import find_step
+from test_http_door_limits import stdio_exchange
+from test_index_in_every_copy import WordEmbedder, opened
 from test_streams_every_copy import STATELESS_META, stdio_server, wait_for_the_watcher
 
 TIMEOUT = 30.0
@@ -363,3 +368,241 @@ def test_names_that_fill_the_context_exactly_are_all_kept(step):
     half = vault_index.CONTEXT_CHARS // 2
     assert vault_index.within(["a" * half, "b" * half]) == ["a" * half, "b" * half]
     assert vault_index.within(["a" * half, "b" * (half + 1)]) == ["a" * half]
+
+
+# ---- a third audit's survivors: limits at exactly their size --------------------------
+
+@pytest.mark.parametrize("step", distinct_copies("embeds.py", since=8))
+def test_exactly_as_many_waiting_embeds_as_the_limit_are_all_listed_and_one_more_is_named(step):
+    """Before the link graph is built, a note's embeds are listed as waiting: all of them
+    up to the limit, then the first of the rest, saying why the list stops."""
+    (embeds,) = modules(step, "embeds")
+    most = embeds.MAX_EMBEDS
+    text = "".join(f"![[Note {n}]]\n" for n in range(most))
+    listed = embeds.waiting_embeds(text, "Home.md", "building")
+    assert [item["embed"] for item in listed] == [f"![[Note {n}]]" for n in range(most)]
+    assert {item["reason"] for item in listed} == {"building"}
+    over = embeds.waiting_embeds(text + "![[One more]]\n", "Home.md", "building")
+    assert len(over) == most + 1 and over[-1]["embed"] == "![[One more]]" and str(most) in over[-1]["reason"]
+
+
+@pytest.mark.parametrize("step", distinct_copies("frontmatter.py", since=5))
+def test_flow_lists_nested_to_exactly_the_largest_depth_are_read(step):
+    """A property is one level; its [[...]] flow lists count on from there."""
+    (frontmatter,) = modules(step, "frontmatter")
+
+    def flow(levels: int) -> str:
+        return "k: " + "[" * levels + "]" * levels
+
+    value, levels = frontmatter.parse_yaml(flow(frontmatter.MAX_DEPTH - 1))["k"], 1
+    while value:
+        value, levels = value[0], levels + 1
+    assert levels == frontmatter.MAX_DEPTH - 1
+    with pytest.raises(frontmatter.YamlError, match="deeper"):
+        frontmatter.parse_yaml(flow(frontmatter.MAX_DEPTH))
+
+
+@pytest.mark.parametrize("step", distinct_copies("inbox.py", since=8))
+def test_a_title_that_fills_the_name_exactly_is_kept_whole(step):
+    (inbox,) = modules(step, "inbox")
+    room = inbox.MAX_NAME_BYTES - 1  # a byte is kept for the "_" a reserved name gets
+    for title in ("a" * room, "é" * (room // 2) + "a"):
+        assert len(title.encode("utf-8")) == room
+        assert inbox.safe_file_name(title) == title
+        assert inbox.safe_file_name(title + "b") == title
+    reserved = inbox.safe_file_name("con." + "a" * (room - 4))
+    assert reserved == "con_." + "a" * (room - 4) and len(reserved.encode("utf-8")) == inbox.MAX_NAME_BYTES
+
+
+class FixedAnswer(BaseHTTPRequestHandler):
+    """A stand-in for Ollama that answers every GET with the server's `body`."""
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.server.body)))
+        self.end_headers()
+        self.wfile.write(self.server.body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def fixed_answer():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FixedAnswer)
+    server.daemon_threads = True
+    server.handle_error = lambda request, address: None  # a client that stopped reading
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+@pytest.mark.parametrize("step", distinct_copies("ollama_client.py", since=6))
+def test_an_ollama_answer_of_exactly_the_largest_size_is_read_and_one_byte_more_is_not(step, fixed_answer):
+    (ollama_client,) = modules(step, "ollama_client")
+    tags = json.dumps({"models": [{"name": "nomic-embed-text:latest"}]}).encode()
+    fixed_answer.body = tags + b" " * (ollama_client.MAX_ANSWER_BYTES - len(tags))  # white space is JSON too
+    ollama = ollama_client.OllamaEmbedder(f"http://127.0.0.1:{fixed_answer.server_address[1]}")
+    ollama.check()  # no error: Ollama is there and has the model
+    fixed_answer.body += b" "
+    with pytest.raises(ollama_client.OllamaError, match="larger"):
+        ollama.check()
+
+
+def test_a_batch_of_exactly_the_most_messages_is_answered_and_one_more_is_refused(core):
+    with step_modules(find_step(core.step).path):
+        from protocol import MAX_BATCH
+    session_id = core.initialize("2025-03-26").headers["Mcp-Session-Id"]  # the one revision with batches
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert core.post(initialized, {"Mcp-Session-Id": session_id}).status == 202
+    pings = [rpc("ping", id=number) for number in range(MAX_BATCH + 1)]
+    reply = core.post(pings[:MAX_BATCH], {"Mcp-Session-Id": session_id})
+    assert reply.status == 200 and [answer["id"] for answer in reply.json()] == list(range(MAX_BATCH))
+    reply = core.post(pings, {"Mcp-Session-Id": session_id})
+    assert reply.status == 400 and reply.json()["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize("step", distinct_copies("request_log.py", since=2))
+def test_a_logged_path_of_exactly_the_longest_length_is_shown_whole(step, caplog):
+    (request_log,) = modules(step, "request_log")
+    caplog.set_level(logging.INFO, logger="request")
+    longest = "n" * request_log.LONGEST
+    for path in (longest, longest + "o"):
+        call = rpc("tools/call", name="get_note", arguments={"path": path})
+        request_log.log_request(call, {"jsonrpc": "2.0", "id": 1, "result": {}}, 0.001)
+    first, second = [record.getMessage() for record in caplog.records]
+    assert json.dumps(longest) in first and "..." not in first
+    assert longest in second and longest + "o" not in second  # cut, and marked as cut
+
+
+@pytest.mark.parametrize("step", distinct_copies("stdio_transport.py", since=3))
+def test_a_last_line_of_exactly_the_longest_size_is_answered_and_one_byte_more_is_refused(step):
+    """The last line may end without a line break: stdin closes there."""
+    (stdio_transport,) = modules(step, "stdio_transport")
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    exact = ping + b" " * (stdio_transport.MAX_LINE - len(ping))
+    assert stdio_exchange(find_step(step), [exact]) == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+    [refused] = stdio_exchange(find_step(step), [exact + b" "])
+    assert refused["error"]["code"] == -32600 and "over" in refused["error"]["message"]
+
+
+@pytest.mark.parametrize("step", distinct_copies("wordpiece.py", since=6))
+def test_a_word_of_exactly_the_longest_length_is_cut_into_pieces_and_one_longer_is_unknown(step):
+    (wordpiece,) = modules(step, "wordpiece")
+    tokenizer = wordpiece.WordPiece(["[UNK]", "a", "##a"])
+    longest = wordpiece.LONGEST_WORD
+    assert tokenizer.encode("a" * longest) == [1] + [2] * (longest - 1)
+    assert tokenizer.encode("a" * (longest + 1)) == [0]
+
+
+@pytest.mark.parametrize("step", distinct_copies("related.py", since=8))
+def test_a_note_linked_with_exactly_hub_size_others_is_walked_through_and_one_more_is_a_hub(step, tmp_path):
+    vault_module, links, related = modules(step, "vault", "links", "related")
+    for size in (related.HUB_SIZE, related.HUB_SIZE + 1):
+        notes = {f"Topic {n}.md": "" for n in range(size)}
+        notes["Home.md"] = " ".join(f"[[Topic {n}]]" for n in range(size))
+        graph = links.LinkGraph.build(vault_module.Vault(make_vault(tmp_path / str(size), notes)))
+        found = {found.path: found.reasons for found in related.related_notes(graph, None, "Topic 0.md", 50)}
+        if size == related.HUB_SIZE:
+            assert set(found) == {"Home.md"} | {f"Topic {n}.md" for n in range(1, size)}
+            assert all("Home.md" in found[f"Topic {n}.md"][0] for n in range(1, size))
+        else:
+            assert list(found) == ["Home.md"], found
+
+
+# ---- a third audit's survivors: falsy and empty values ---------------------------------
+
+class ZeroEmbedder:
+    """An embedder that finds nothing in any text: every vector is all zeros."""
+    name = "zeros"
+    dimension = 4
+
+    def embed_documents(self, texts):
+        return [[0.0] * self.dimension for _ in texts]
+
+    def embed_query(self, text):
+        return [0.0] * self.dimension
+
+
+@pytest.mark.parametrize("step", sorted(set(distinct_copies("vector_search.py", since=7)
+                                            + distinct_copies("index.py", since=7))))
+def test_a_vector_of_zeros_is_stored_and_read_back(step, tmp_path):
+    """Its step is 0: the index on disk is whole, not damaged."""
+    (index,) = modules(step, "index")
+    chunk = index.Chunk(id="Empty.md#0", path="Empty.md", heading_path=["Empty"], text="", title="Empty")
+    index.ChunkIndex.build(tmp_path, ZeroEmbedder(), [chunk])
+    loaded = index.ChunkIndex.load(tmp_path, ZeroEmbedder.name, ZeroEmbedder.dimension)
+    assert loaded.note_paths() == ["Empty.md"]
+
+
+@pytest.mark.parametrize("cursor", [0, False, [], {}], ids=["zero", "false", "list", "object"])
+@pytest.mark.parametrize("step", distinct_copies("protocol.py", since=4))
+def test_a_cursor_that_is_no_string_is_refused_as_such_even_when_empty(step_servers, step, cursor):
+    client = step_servers(step)
+    session_id = client.open_session()
+    reply = client.send(session_id, rpc("resources/list", id=3, cursor=cursor)).json()
+    assert reply["error"]["code"] == -32602 and "string" in reply["error"]["message"], reply
+
+
+def test_an_empty_version_header_is_a_version_not_supported(stateless_door):
+    """An empty MCP-Protocol-Version names a version, "", that no server speaks; it is no absent header."""
+    message = rpc("tools/list", id=6, _meta=STATELESS_META)
+    reply = stateless_door.post(message, {"MCP-Protocol-Version": "", "Mcp-Method": "tools/list"})
+    assert reply.status == 400
+    error = reply.json()["error"]
+    assert error["code"] == -32022 and error["data"]["requested"] == "", error
+
+
+@pytest.mark.parametrize("step", distinct_copies("index.py", since=7))
+def test_a_folder_with_nothing_in_it_and_a_tag_finds_nothing(step, tmp_path):
+    """The folder's empty set of chunks is a filter, not the absence of one."""
+    _, vault_index = opened(step, tmp_path)
+    found = vault_index.search("cabbage", 5, folder="Ferments", tag="ferment")
+    assert [hit.path for hit in found] == ["Ferments/Kimchi.md"]
+    assert vault_index.search("cabbage", 5, folder="Nowhere", tag="ferment") == []
+    assert vault_index.search("cabbage", 5, folder="Bread", tag="ferment") == []
+
+
+@pytest.mark.parametrize("step", distinct_copies("index.py", since=7))
+def test_nearest_among_no_rows_finds_nothing(step, tmp_path):
+    _, vault_index = opened(step, tmp_path)
+    index, query = vault_index.chunk_index, WordEmbedder().embed_query("cabbage")
+    for exact in (False, True):
+        assert index.nearest(query, 5, rows=set(), exact=exact) == []
+        assert [row for _, row in index.nearest(query, 5, rows={0}, exact=exact)] == [0]
+
+
+# ---- a third audit's survivors: names with several dots -------------------------------
+
+@pytest.mark.parametrize("step", distinct_copies("markdown.py", since=5))
+def test_a_link_ending_in_md_in_any_case_names_the_note(step):
+    (markdown,) = modules(step, "markdown")
+    links = markdown.find_links("[[Rye.MD]] [[Rye.Md#Crumb]] [crumb](Rye.MD) [[Rye.mdx]]")
+    assert [(link.target, link.subpath) for link in links] == [("Rye", ""), ("Rye", "Crumb"), ("Rye", ""),
+                                                                ("Rye.mdx", "")]
+
+
+@pytest.mark.parametrize("step", distinct_copies("links.py", since=8))
+def test_an_attachment_is_known_by_what_follows_the_last_dot_of_its_name(step, tmp_path):
+    vault_module, links = modules(step, "vault", "links")
+    root = make_vault(tmp_path, {"Home.md": "[[chart.v2.svg]] [[scan 2024.01.pdf]] [[Plans.v2]]"})
+    graph = links.LinkGraph.build(vault_module.Vault(root))
+    kinds = {link.link.target: link.kind for link in graph.outgoing("Home.md")}
+    assert kinds == {"chart.v2.svg": links.ATTACHMENT, "scan 2024.01.pdf": links.ATTACHMENT,
+                     "Plans.v2": links.UNRESOLVED}
+
+
+# ---- a third audit's survivors: paths with several separators --------------------------
+
+@pytest.mark.parametrize("step", distinct_copies("resources.py", since=4))
+def test_a_resource_deep_in_folders_is_titled_by_its_file_name(step, tmp_path):
+    vault_module, resources = modules(step, "vault", "resources")
+    root = make_vault(tmp_path, {"Bread/Rye/Loaf.md": "", "Top.md": ""})
+    listed = resources.list_resources(vault_module.Vault(root), None)["resources"]
+    titles = {resource["name"]: resource["title"] for resource in listed}
+    assert titles == {"Bread/Rye/Loaf.md": "Loaf", "Top.md": "Top"}
