@@ -200,7 +200,7 @@ def bench_ollama(folder: Path) -> None:
     server.stop()
     embedder = OllamaEmbedder(f"http://{OLLAMA}")
     reader = VaultIndex(Vault(vault), embedder, folder / "unused")
-    texts = [chunk.text for path in reader.vault.list_notes() for chunk in reader.note_chunks(path)]
+    texts = [chunk.text for path in reader.vault.list_notes() for chunk in reader.read_parts(path)[0]]
     started = time.monotonic()
     for start in range(0, len(texts), 32):
         embedder.embed_documents(texts[start:start + 32])

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import McpClient, StdioServer, distinct_copies, rpc, step_modules, tool_call
+from helpers import McpClient, StdioServer, distinct_copies, note_chunks, rpc, step_modules, tool_call
 from launch import quiet_environment
 from manifest import find_step
 from test_http_door_limits import stdio_exchange
@@ -315,7 +315,7 @@ def test_an_empty_session_id_is_a_session_that_does_not_exist(door):
 def test_a_note_deep_in_folders_is_found_by_its_own_folder(step, tmp_path):
     vault_module, vault_index = modules(step, "vault", "vault_index")
     root = make_vault(tmp_path / "vault", {"Bread/Rye/Loaf.md": "# Loaf\nrye\n"})
-    chunks = vault_index.VaultIndex(vault_module.Vault(root), None, tmp_path / "index").note_chunks("Bread/Rye/Loaf.md")
+    chunks = note_chunks(vault_index.VaultIndex(vault_module.Vault(root), None, tmp_path / "index"), "Bread/Rye/Loaf.md")
     assert {chunk.folder for chunk in chunks} == {"Bread/Rye"}
 
 

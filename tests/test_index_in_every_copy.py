@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from helpers import StdioServer, distinct_copies, rpc, step_modules
+from helpers import StdioServer, distinct_copies, note_chunks, rpc, step_modules
 from launch import quiet_environment
 from manifest import find_step
 
@@ -115,7 +115,7 @@ def test_equal_hits_of_same_named_notes_come_in_path_order_however_they_were_ind
     modules, index = opened(step, tmp_path, {"Bread/Notes.md": same, "Ferments/Notes.md": same})
     for text in ("# Notes\n\nSpelt, for now.\n", same):  # Bread's chunk leaves its place and comes back last
         (index.vault.root / "Bread/Notes.md").write_text(text, encoding="utf-8")
-        chunks = index.note_chunks("Bread/Notes.md")
+        chunks = note_chunks(index, "Bread/Notes.md")
         index.chunk_index.update_note("Bread/Notes.md", chunks, index.embedder.embed_documents([c.text for c in chunks]))
     for mode in ("keyword", "hybrid"):
         assert paths_found(modules, index, "spelt wheat", mode=mode) == ["Bread/Notes.md", "Ferments/Notes.md"]

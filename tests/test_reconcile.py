@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import step_modules
+from helpers import note_chunks, step_modules
 
 STEPS = Path(__file__).resolve().parent.parent / "steps"
 
@@ -83,7 +83,7 @@ def contents(index) -> dict[str, list[str]]:
 def fresh_build(vault_dir: Path) -> dict[str, list[str]]:
     """What a new index of the vault as it is now holds."""
     vault_index = start(vault_dir)
-    chunks = [chunk for path in vault_index.vault.list_notes() for chunk in vault_index.note_chunks(path)]
+    chunks = [chunk for path in vault_index.vault.list_notes() for chunk in note_chunks(vault_index, path)]
     return contents(ChunkIndex.build(vault_dir.parent / "fresh", vault_index.embedder, chunks))
 
 
@@ -111,7 +111,7 @@ def test_the_report_is_one_line():
 
 def test_an_index_built_without_stamps_is_stamped_without_embedding(vault_dir):
     fresh = start(vault_dir)  # as steps 7 to 9 built it: ChunkIndex.build given no meta stores no stamps
-    chunks = [chunk for path in fresh.vault.list_notes() for chunk in fresh.note_chunks(path)]
+    chunks = [chunk for path in fresh.vault.list_notes() for chunk in note_chunks(fresh, path)]
     ChunkIndex.build(fresh.directory, fresh.embedder, chunks)
 
     vault_index = start(vault_dir)

@@ -231,9 +231,6 @@ class VaultIndex:
             self.save_timer.start()
     # endregion save-keywords-later
 
-    def note_chunks(self, path: str) -> list[Chunk]:
-        return self.read_parts(path)[0]
-
     # region stored-parts
     def stored_parts(self, path: str) -> tuple[list[Chunk], dict | None]:
         """A note's chunks and the meta stored with them: its stamp, taken before the read,
