@@ -332,7 +332,9 @@ REINDEX = Tool(
         "required": ["notes", "chunks"],
     },
     run=reindex,
-    annotations=READ_ONLY,  # it writes only the server's own index, never a note
+    # It changes no note, but it is no look either: it embeds every note again, minutes of
+    # work on a large vault, and writes a new index, so a client should ask before it runs.
+    annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
 )
 
 TOOLS = {tool.name: tool for tool in [LIST_NOTES, GET_NOTE, SEARCH_VAULT, REINDEX]}

@@ -99,7 +99,7 @@ def listen(core: Server, message: dict, out: Lines, listening: dict) -> dict | N
     except ProtocolError as error:
         return error_response(id_of(message), error.code, error.message, error.data)
     except Exception:  # as Server.handle does: one message must never end the process
-        log.exception("failed to open a subscription for %r", message)
+        log.exception("failed to open a subscription")  # never the message: it may hold anything
         return error_response(id_of(message), INTERNAL_ERROR, "Internal error; the server log has details")
     return None  # the acknowledgement is on its way; the answer comes at the end
 # endregion stdio-listen
