@@ -66,12 +66,13 @@ def make_vault(root: Path, notes: int, seed: int = 17) -> Path:
 def build(vault: Path, index_dir: Path) -> float:
     with step_modules(STEP.path):
         from embeddings import make_embedder
+        from index import open_embedder_folder
         from vault import Vault
         from vault_index import VaultIndex
 
         embedder, _ = make_embedder(EMBEDDER)
         started = time.perf_counter()
-        VaultIndex(Vault(vault), embedder, index_dir).rebuild()
+        VaultIndex(Vault(vault), embedder, open_embedder_folder(index_dir, embedder.name)).rebuild()
         return time.perf_counter() - started
 
 
@@ -157,13 +158,14 @@ def since(start: tuple[float, float]) -> str:
 def in_process(vault: Path, index_dir: Path) -> None:
     with step_modules(STEP.path):
         from embeddings import make_embedder
+        from index import open_embedder_folder
         from links import LinkGraph
         from reconcile import reconcile
         from vault import Vault
         from vault_index import VaultIndex
 
         embedder, _ = make_embedder(EMBEDDER)
-        vault_index = VaultIndex(Vault(vault), embedder, index_dir)
+        vault_index = VaultIndex(Vault(vault), embedder, open_embedder_folder(index_dir, embedder.name))
         load_stored, loaded = vault_index.load_stored, []
 
         def timed_load():
@@ -197,7 +199,7 @@ def main() -> int:
         if not vault.exists():
             vault.mkdir(parents=True)
             make_vault(vault, args.notes)
-        if not (index_dir / "index.json").exists():
+        if not list(index_dir.glob("*/index.json")):  # one folder per embedder
             print(f"first build of {args.notes} notes ({EMBEDDER} embedder): {build(vault, index_dir):.1f} s")
         restart(vault, index_dir, folder / "server.log")
         in_process(vault, index_dir)

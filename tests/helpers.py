@@ -271,3 +271,12 @@ def note_chunks(vault_index, path: str) -> list:
     if hasattr(vault_index, "read_parts"):
         return vault_index.read_parts(path)[0]
     return vault_index.note_chunks(path)
+
+
+def index_folder(index_dir: Path) -> Path:
+    """Where a server keeps its index in `index_dir`: step 10 keeps one per embedder, each
+    in a folder of its own (index.open_embedder_folder); the steps before, index_dir itself."""
+    if (index_dir / "index.json").exists() or not index_dir.is_dir():
+        return index_dir
+    folders = [folder for folder in index_dir.iterdir() if (folder / "index.json").exists()]
+    return folders[0] if len(folders) == 1 else index_dir

@@ -10,7 +10,7 @@ import unicodedata
 
 import pytest
 
-from helpers import McpClient, StdioServer, rpc, step_modules
+from helpers import McpClient, StdioServer, index_folder, rpc, step_modules
 from launch import quiet_environment, running_server
 from manifest import find_step
 from test_step09_watcher import get_stream
@@ -352,6 +352,7 @@ def test_a_stored_index_loaded_with_a_new_deny_list_holds_no_denied_note_before_
     vault, index_dir = make_vault(tmp_path / "vault"), tmp_path / "index"
     with start(vault, index_dir=index_dir) as (url, _log):
         data(connect(url), "search_vault", query="warm up", limit=1)  # the whole index, stored
+    index_dir = index_folder(index_dir)  # the folder of the embedder's index
     with step_modules(find_step(STEP).path):
         from vault import Vault
         from vault_index import VaultIndex
@@ -373,6 +374,7 @@ def test_a_stored_note_without_chunks_or_outside_the_vault_is_dropped_before_rec
     (vault / "private" / "up.md").write_text('---\nup: "[[Home]]"\ntags: [hushhush]\n---\n', encoding="utf-8")
     with start(vault, index_dir=index_dir) as (url, _log):
         data(connect(url), "search_vault", query="warm up", limit=1)  # the whole index, stored
+    index_dir = index_folder(index_dir)  # the folder of the embedder's index
     with step_modules(find_step(STEP).path):
         from embeddings import make_embedder
         from index import encode_note, note_file_name, write_json_atomically

@@ -41,3 +41,151 @@ def test_a_subscription_that_fails_is_logged_without_the_message(step, caplog):
     assert caplog.records, "the failure is logged"
     logged = "\n".join(record.getMessage() + str(record.exc_info) for record in caplog.records)
     assert "Diary" not in logged and "resourceSubscriptions" not in logged
+
+
+# ---- an index per embedder, and builds that resume ----------------------------------
+
+import json  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from generated_vault import make_vault  # noqa: E402
+from launch import quiet_environment  # noqa: E402
+from manifest import ROOT  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "guide" / "exercises"))
+from probe import StandInOllama  # noqa: E402
+
+SERVER = find_step(10).server
+
+
+class CountingOllama(StandInOllama):
+    """The stand-in, slowed down so that a build can be stopped half way, and counting
+    the texts it embeds (the query the server sends to learn the dimension aside)."""
+
+    def __init__(self, delay: float = 0.0):
+        super().__init__()
+        self.delay = delay
+
+    def answer(self, path, body):
+        if path == "/api/embed" and self.delay:
+            time.sleep(self.delay)
+        return super().answer(path, body)
+
+    def texts(self) -> int:
+        return sum(1 for body in self.embedded() for text in body["input"] if not text.endswith("dimension"))
+
+
+class Started:
+    """step 10 over HTTP on a free port, its log in a file."""
+
+    def __init__(self, vault: Path, index_dir: Path, embedder: str, ollama: str, log: Path):
+        env = quiet_environment(str(index_dir), embedder) | {"OLLAMA_HOST": ollama, "VAULT_MCP_WATCH_INTERVAL": "60"}
+        self.log = log
+        with open(log, "w") as out:
+            self.process = subprocess.Popen([sys.executable, str(SERVER), "--vault", str(vault), "--port", "0"],
+                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=out, env=env)
+
+    def wait_for(self, words: str, timeout: float = 60.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.log.read_text()
+            if words in text:
+                return text
+            assert self.process.poll() is None, f"the server ended; its log:\n{text}"
+            time.sleep(0.05)
+        raise AssertionError(f"no {words!r} in the log:\n{self.log.read_text()}")
+
+    def stop(self, how=signal.SIGTERM) -> None:
+        self.process.send_signal(how)
+        self.process.wait(timeout=20)
+
+
+def embedder_folders(index_dir: Path) -> list[str]:
+    return sorted(folder.name for folder in index_dir.iterdir() if (folder / "index.json").is_file())
+
+
+def test_a_start_without_ollama_builds_beside_its_index_and_the_next_with_ollama_embeds_nothing(tmp_path):
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    make_vault(vault, 12)
+    with CountingOllama() as ollama:
+        first = Started(vault, index_dir, "auto", ollama.url, tmp_path / "1.log")
+        first.wait_for("indexed 12 notes")
+        first.stop()
+        built = ollama.texts()
+        assert built > 12
+        offline = Started(vault, index_dir, "hash", ollama.url, tmp_path / "2.log")  # as a start before Ollama is up
+        offline.wait_for("indexed 12 notes")
+        offline.stop()
+        assert len(embedder_folders(index_dir)) == 2  # the hash index beside Ollama's: neither removed
+        again = Started(vault, index_dir, "auto", ollama.url, tmp_path / "3.log")
+        log = again.wait_for("reconciled")
+        again.stop()
+    assert ollama.texts() == built, log  # Ollama's index was loaded: not one note embedded again
+    assert "0 new, 0 changed, 0 removed" in log
+
+
+def test_the_indexes_of_the_last_two_embedders_are_kept(tmp_path):
+    with step_modules(find_step(10).path):
+        from index import LAST_USED, embedder_folder, open_embedder_folder
+    folders = []
+    for number, name in enumerate(["ollama/nomic-embed-text", "static-minilm-256-1a2b", "hash-512"]):
+        folder = open_embedder_folder(tmp_path, name)
+        (folder / "index.json").write_text("{}")
+        os_time = 1_700_000_000 + number  # the order of use, whatever the clock's resolution
+        import os
+        os.utime(folder / LAST_USED, (os_time, os_time))
+        folders.append(folder)
+    assert folders[0] == embedder_folder(tmp_path, "ollama/nomic-embed-text")
+    assert not folders[0].exists() and folders[1].exists() and folders[2].exists()
+    open_embedder_folder(tmp_path, "static-minilm-256-1a2b")  # used again: the latest; hash's stays
+    assert folders[1].exists() and folders[2].exists()
+    assert embedder_folder(tmp_path, "a/b") != embedder_folder(tmp_path, "a-b")  # names alike, folders apart
+
+
+def test_an_index_of_the_single_index_layout_is_moved_not_rebuilt(tmp_path):
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    make_vault(vault, 6)
+    old = Started(vault, index_dir, "hash", "http://127.0.0.1:9", tmp_path / "1.log")
+    old.wait_for("indexed 6 notes")
+    old.stop()
+    [folder] = [path for path in index_dir.iterdir() if path.is_dir()]
+    for entry in folder.iterdir():  # as an index made before there was a folder per embedder
+        if entry.name != "last-used":
+            entry.rename(index_dir / entry.name)
+    folder.joinpath("last-used").unlink()
+    folder.rmdir()
+    again = Started(vault, index_dir, "hash", "http://127.0.0.1:9", tmp_path / "2.log")
+    log = again.wait_for("reconciled")
+    again.stop()
+    assert "moved the index" in log and "0 new, 0 changed, 0 removed" in log
+    assert not (index_dir / "index.json").exists()
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_first_build_stopped_half_way_goes_on_from_where_it_stopped(tmp_path, how):
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    make_vault(vault, 60)  # 12 requests of 5 notes, a quarter of a second each
+    with CountingOllama(delay=0.25) as ollama:
+        first = Started(vault, index_dir, "ollama", ollama.url, tmp_path / "1.log")
+        deadline = time.monotonic() + 30
+        while len(ollama.embedded()) < 6 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        first.stop(how)
+        before = ollama.texts()
+        again = Started(vault, index_dir, "ollama", ollama.url, tmp_path / "2.log")
+        log = again.wait_for("reconciled")
+        again.stop()
+        after = ollama.texts() - before
+        whole = Started(vault, tmp_path / "fresh", "ollama", ollama.url, tmp_path / "3.log")
+        whole.wait_for("indexed 60 notes")
+        whole.stop()
+        total = ollama.texts() - before - after
+    assert "going on with a first build" in log and "is whole now" in log, log
+    in_flight = 2 * 32  # the request in hand when it stopped, and one more: a batch at most each
+    assert after <= total - before + in_flight, f"embedded {after} of {total} again, {before} done before the stop"
+    manifest = json.loads(next(index_dir.glob("*/index.json")).read_text())
+    assert "complete" not in manifest  # whole again

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from generated_vault import make_vault
-from helpers import McpClient, StdioServer, distinct_copies, rpc, step_modules
+from helpers import McpClient, StdioServer, distinct_copies, index_folder, rpc, step_modules
 from launch import quiet_environment, wait_for_url
 from manifest import find_step
 
@@ -91,9 +91,16 @@ def serving(step, tmp_path: Path, vault: Path, *flags: str, env: dict | None = N
 def note_files(index_dir: Path) -> dict[str, bytes]:
     """The live generation's note files (the folder index.json names) by name, and every
     notes- folder there is: a killed build leaves one of its own, half written, beside it."""
+    index_dir = index_folder(index_dir)
     folders = sorted(folder.name for folder in index_dir.glob("notes-*"))
     live = index_dir / json.loads((index_dir / "index.json").read_text())["generation"]
     return {"folders": folders, **{file.name: file.read_bytes() for file in live.glob("*.json")}}
+
+
+def whole_index(index_dir: Path) -> bool:
+    """A manifest names a whole generation (step 10 names a first build's at once)."""
+    manifest = index_folder(index_dir) / "index.json"
+    return manifest.exists() and json.loads(manifest.read_text()).get("complete", True)
 
 
 def children_of(pid: int) -> list[int]:
@@ -152,9 +159,9 @@ def test_a_server_on_stdio_builds_with_its_workers_while_it_reads_its_input(step
     try:
         server.handshake()  # and then nothing: the transport waits for the next line while the build starts
         deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline and not (tmp_path / "index" / "index.json").exists():
+        while time.monotonic() < deadline and not whole_index(tmp_path / "index"):
             time.sleep(0.1)
-        assert (tmp_path / "index" / "index.json").exists(), "the build never finished"
+        assert whole_index(tmp_path / "index"), "the build never finished"
         result = server.ask(rpc("tools/call", id=2, name="search_vault", arguments={"query": "river"}))["result"]
         assert not result["isError"], result
     finally:

@@ -6,6 +6,7 @@ before chapter 9 begins; still every transcript of steps 7 to 10 comes back as r
 
 The run happens in a temporary folder laid out like a fresh clone, so nothing is written
 into the repository or the user's cache. Every wait is bounded."""
+import json
 import os
 import shutil
 import signal
@@ -70,9 +71,10 @@ def make_step(repo: Path, target: str, env: dict, log_path: Path):
 
 
 def wait_for_a_stored_index(cache: Path) -> None:
-    """Until an index's manifest is written: the last thing a build stores."""
+    """Until an index's manifest names a whole generation: the last thing a build stores."""
     deadline = time.monotonic() + TIMEOUT
-    while not list(cache.glob("vault-mcp/index-*/index.json")):
+    while not [manifest for manifest in cache.glob("vault-mcp/index-*/*/index.json")
+               if json.loads(manifest.read_text()).get("complete", True)]:
         assert time.monotonic() < deadline, f"no index was stored in {cache}"
         time.sleep(0.1)
 

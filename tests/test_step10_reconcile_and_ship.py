@@ -190,7 +190,7 @@ def test_a_reconcile_killed_part_way_resumes_where_it_stopped(tmp_path, vault):
             assert {f"Bread/{note.name}" for note in edited} <= linking  # the links stored with each note
 
 
-def test_a_first_build_killed_part_way_is_built_again_and_then_read_no_more(tmp_path, vault):
+def test_a_first_build_killed_part_way_goes_on_at_the_next_start_and_then_reads_no_more(tmp_path, vault):
     with KillingOllama() as ollama:
         flags = ("--embedder", "ollama")
         env = {"OLLAMA_HOST": ollama.url}
@@ -198,9 +198,13 @@ def test_a_first_build_killed_part_way_is_built_again_and_then_read_no_more(tmp_
         ollama.start_to_be_killed(tmp_path, vault, *flags)
 
         ollama.kill_at = None
-        notes = built(tmp_path, vault, *flags, env=env)  # nothing usable was left: built whole
-        with serving(tmp_path, "--vault", str(vault), "--index-dir", str(tmp_path / "index"), *flags,
-                     env=env) as server:
+        index = ("--vault", str(vault), "--index-dir", str(tmp_path / "index"), *flags)
+        with serving(tmp_path, *index, env=env) as server:  # the notes done are kept, the rest added
+            new, changed, removed, unchanged, _ = server.report()
+            assert 0 < new and 0 < unchanged and changed == removed == 0
+            assert "going on with a first build" in server.log() and "is whole now" in server.log()
+        notes = new + unchanged
+        with serving(tmp_path, *index, env=env) as server:
             assert server.report() == (0, 0, 0, notes, 0)  # not one note read again, links included
             assert f"links: {notes} notes loaded with the index" in server.log()
             assert "Home.md" in {link["path"] for link in server.tool("get_backlinks", path="Glossary.md")["backlinks"]}

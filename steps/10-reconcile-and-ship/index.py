@@ -47,7 +47,9 @@ import functools
 import gc
 import hashlib
 import json
+import logging
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -67,6 +69,10 @@ FORMAT = 2  # the layout of the files below; a change means a rebuild (1 stored 
 MANIFEST = "index.json"
 EMBED_BATCH = 32  # chunks a build hands the embedder at once; ollama_client.py sends 32 a request
 APP_FOLDER = "vault-mcp"
+LAST_USED = "last-used"  # in an embedder's folder: its time says when a server last opened that index
+KEEP_EMBEDDERS = 2  # the indexes kept in a vault's folder: the one in use and the last other one
+
+log = logging.getLogger("index")
 
 
 @dataclass(slots=True)  # no __dict__ per chunk: a vault has tens of thousands
@@ -127,6 +133,56 @@ def default_index_dir(vault, override=None) -> Path:
     if directory == vault or vault in directory.parents:
         raise ValueError(f"the index folder {directory} is inside the vault {vault}; choose one outside it")
     return directory
+
+
+# region embedder-folders
+def embedder_folder(vault_folder: Path, embedder_name: str) -> Path:
+    """The folder of one embedder's index inside the vault's index folder: a readable
+    name, and a hash of the embedder's name so that no two embedders share one."""
+    readable = re.sub(r"[^a-z0-9]+", "-", embedder_name.lower()).strip("-")[:40] or "embedder"
+    return Path(vault_folder) / f"{readable}-{hashlib.sha256(embedder_name.encode('utf-8')).hexdigest()[:8]}"
+
+
+def open_embedder_folder(vault_folder, embedder_name: str) -> Path:
+    """The index folder of this embedder, marked as the latest used; the indexes of other
+    embedders are kept, up to KEEP_EMBEDDERS in all, the most recently used first. A server
+    started without Ollama builds the offline table's index beside Ollama's and removes
+    neither, so the next start with Ollama loads its own, with nothing embedded again."""
+    vault_folder = Path(vault_folder)
+    move_single_index(vault_folder)
+    folder = embedder_folder(vault_folder, embedder_name)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / LAST_USED).touch()  # its time now says: the latest used
+    others = [entry for entry in vault_folder.iterdir()
+              if entry.is_dir() and entry != folder and (entry / LAST_USED).is_file()]
+    others.sort(key=lambda entry: (entry / LAST_USED).stat().st_mtime, reverse=True)
+    for old in others[KEEP_EMBEDDERS - 1:]:
+        log.info("index: removing %s, the index of an embedder not used lately", old.name)
+        shutil.rmtree(old, ignore_errors=True)
+    return folder
+
+
+def move_single_index(vault_folder: Path) -> None:
+    """An index of the single-index layout (a manifest and its generation in the vault's
+    folder itself) moves into its embedder's folder, so that it is loaded, not rebuilt.
+    The generation moves first: a stop between the two moves leaves the manifest where
+    this looks, and the next start finishes the move."""
+    try:
+        manifest = read_manifest(vault_folder)
+    except IndexUnusable:  # none there: the usual case; a damaged one is left for a rebuild
+        return
+    if not isinstance(manifest.get("embedder"), str):
+        return
+    folder = embedder_folder(vault_folder, manifest["embedder"])
+    if (folder / MANIFEST).exists():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    generation = vault_folder / manifest["generation"]
+    if generation.is_dir():
+        os.replace(generation, folder / manifest["generation"])
+    os.replace(vault_folder / MANIFEST, folder / MANIFEST)
+    log.info("index: moved the index of %r into %s", manifest["embedder"], folder.name)
+# endregion embedder-folders
 
 
 def note_file_name(path: str) -> str:
@@ -324,6 +380,17 @@ def check_made_by(manifest: dict, embedder_name: str, dimension: int) -> None:
         )
 
 
+def has_whole_index(directory: Path, embedder_name: str, dimension: int) -> bool:
+    """True if `directory` holds a whole index of this embedder, which a rebuild must not
+    touch until the new one replaces it."""
+    try:
+        manifest = read_manifest(directory)
+        check_made_by(manifest, embedder_name, dimension)
+    except IndexUnusable:
+        return False
+    return manifest.get("complete", True) is not False and (directory / manifest["generation"]).is_dir()
+
+
 def remove_other_generations(directory: Path, keep: str) -> None:
     for entry in directory.iterdir():
         if entry.is_dir() and entry.name.startswith("notes-") and entry.name != keep:
@@ -422,6 +489,7 @@ class ChunkIndex:
         self.meta_by_note: dict[str, dict] = {}  # every note that has a file, with its meta ({} if none)
         self._keywords: KeywordIndex | None = None  # built on first use, see keywords()
         self.writes = 0  # note files written since the load or build
+        self.complete = True  # False for a first build cut short, until reconcile has added the rest
         self.keywords_stored: int | None = None  # the value of writes when the postings were last stored
 
     @property
@@ -460,6 +528,7 @@ class ChunkIndex:
         manifest = read_manifest(directory)
         check_made_by(manifest, embedder_name, dimension)
         index = cls(directory, embedder_name, dimension, manifest["generation"])
+        index.complete = manifest.get("complete", True) is not False
         if not index.notes_dir.is_dir():
             raise IndexCorrupt(f"index folder {index.notes_dir} is missing; rebuild the index")
         with cycle_collector_paused():
@@ -468,7 +537,13 @@ class ChunkIndex:
             for entry in note_entries(index.notes_dir, stored_keywords.note_order(copy)):
                 if not entry.is_file(follow_symlinks=False):  # never written here; a FIFO would block the read
                     raise IndexCorrupt(f"{entry.path} is not a file; rebuild the index")
-                path, chunks, vectors, meta = read_note_file(entry.path, dimension)
+                try:
+                    path, chunks, vectors, meta = read_note_file(entry.path, dimension)
+                except IndexCorrupt:
+                    if index.complete:
+                        raise
+                    os.unlink(entry.path)  # the note a stop cut in half: reconcile embeds it again
+                    continue
                 stamps[path] = stored_keywords.file_stamp(entry.inode(), entry.stat(follow_symlinks=False))
                 index._add_rows(path, chunks, vectors)
                 index.meta_by_note[path] = meta
@@ -507,10 +582,14 @@ class ChunkIndex:
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
         index.notes_dir.mkdir(parents=True)
+        first = not has_whole_index(directory, embedder.name, embedder.dimension)
+        if first:  # named at once: a stop leaves the notes done so far for the next start to go on from
+            index.complete = False
+            index.write_manifest()
         if started:  # searches may read the index as it grows: each note is added whole, under the lock
             started(index)
         try:
-            if progress:
+            if progress and total:
                 progress(0, total)
             for done, (path, chunks, vectors, note_meta) in enumerate(embedded, 1):
                 index._check_vectors(chunks, vectors)
@@ -520,16 +599,32 @@ class ChunkIndex:
                     with index.lock:
                         index._add_rows(path, chunks, vectors)
                         index.meta_by_note[path] = note_meta or {}
-                if progress:
+                if progress and done < total:  # the last is said once it is durable, below
                     progress(done, total)
-            sync_folder(index.notes_dir)
+            index.mark_complete()  # the switch
         except BaseException:
-            shutil.rmtree(index.notes_dir, ignore_errors=True)
-            raise
-        manifest = {"format": FORMAT, "embedder": embedder.name, "dimension": embedder.dimension}
-        write_json_atomically(directory / MANIFEST, manifest | {"generation": generation})  # the switch
+            if not first:  # a rebuild beside a whole index: that one stays, this goes
+                shutil.rmtree(index.notes_dir, ignore_errors=True)
+            raise  # a first build stays named, as far as it got: the next start goes on from there
         remove_other_generations(directory, generation)
+        if progress:
+            progress(total, total)
         return index
+
+    # region resumable
+    def write_manifest(self) -> None:
+        manifest = {"format": FORMAT, "embedder": self.embedder_name, "dimension": self.dimension,
+                    "generation": self.generation}
+        write_json_atomically(self.directory / MANIFEST, manifest | ({} if self.complete else {"complete": False}))
+
+    def mark_complete(self) -> None:
+        """Say in the manifest that this generation is whole, once every note file in it is
+        durable: until then a start loads it as far as it got and reconcile adds the rest."""
+        with self.lock:
+            sync_folder(self.notes_dir)
+            self.complete = True
+            self.write_manifest()
+    # endregion resumable
 
     def update_note(self, path: str, chunks: list[Chunk], vectors, meta: dict | None = None) -> None:
         """Replace all the index holds of one note with these chunks and their vectors

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from embeddings import KINDS, make_embedder
 from http_transport import McpHttpServer
-from index import default_index_dir
+from index import default_index_dir, open_embedder_folder
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaError
 from protocol import SERVER_INFO, Server
@@ -65,9 +65,10 @@ def main():
         sys.exit(f"--embedder {args.embedder}: {error}")
     log.info("%s", line)
     try:
-        index = VaultIndex(vault, embedder, default_index_dir(vault.root, args.index_dir))
+        folder = default_index_dir(vault.root, args.index_dir)
     except ValueError as error:  # an index folder inside the vault would show among its notes
         sys.exit(f"--index-dir: {error}")
+    index = VaultIndex(vault, embedder, open_embedder_folder(folder, embedder.name))  # one index per embedder
     log.info("index: %s", index.directory)
     hub = Hub()
     watcher = watch(vault, index, hub, args)  # first: its snapshot comes before the index reads a note

@@ -108,6 +108,9 @@ class VaultIndex:
                 log.info("index: %s; building it", why)
                 self.chunk_index = None
                 return False
+            if not self.chunk_index.complete:  # a first build a stop cut short: reconcile added the rest
+                self.chunk_index.mark_complete()
+                log.info("index: the first build, cut short by a stop, is whole now")
         log.info("index: %s", report)  # the one line that says what changed while the server was off
         return True
     # endregion catch-up
@@ -118,6 +121,8 @@ class VaultIndex:
         """The stored index, and the link graph stored with it, which answers use from now on.
         Until reconcile has checked every note, they say how many it has yet to check."""
         index = ChunkIndex.load(self.directory, self.embedder.name, self.dimension())
+        if not index.complete:
+            log.info("index: going on with a first build a stop cut short: %d notes were done", len(index.note_meta()))
         log.info("index: keyword postings %s", "loaded with it" if index.has_keywords() else "to build from the chunks")
         for path in [path for path in index.note_meta() if self.never_listed(path)]:
             index.remove_note(path)  # gone before the first answer, chunks or none (an excluded file)
