@@ -46,6 +46,7 @@ def test_a_subscription_that_fails_is_logged_without_the_message(step, caplog):
 # ---- an index per embedder, and builds that resume ----------------------------------
 
 import json  # noqa: E402
+import re  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -53,6 +54,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from generated_vault import make_vault  # noqa: E402
+from helpers import tool_refusal, tool_session  # noqa: E402
 from launch import quiet_environment  # noqa: E402
 from manifest import ROOT  # noqa: E402
 
@@ -98,6 +100,9 @@ class Started:
             assert self.process.poll() is None, f"the server ended; its log:\n{text}"
             time.sleep(0.05)
         raise AssertionError(f"no {words!r} in the log:\n{self.log.read_text()}")
+
+    def url(self) -> str:
+        return re.search(r"listening on (http://\S+)", self.wait_for("listening on")).group(1)
 
     def stop(self, how=signal.SIGTERM) -> None:
         self.process.send_signal(how)
@@ -189,3 +194,24 @@ def test_a_first_build_stopped_half_way_goes_on_from_where_it_stopped(tmp_path, 
     assert after <= total - before + in_flight, f"embedded {after} of {total} again, {before} done before the stop"
     manifest = json.loads(next(index_dir.glob("*/index.json")).read_text())
     assert "complete" not in manifest  # whole again
+
+
+def test_a_reindex_asked_while_the_start_reconciles_says_so(tmp_path):
+    """Not 'already being rebuilt (0 of 0 notes done)': no rebuild is running."""
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    paths = make_vault(vault, 20)
+    with CountingOllama() as ollama:
+        first = Started(vault, index_dir, "ollama", ollama.url, tmp_path / "1.log")
+        first.wait_for("indexed 20 notes")
+        first.stop()
+        for path in paths[:12]:  # twelve notes to embed again at the next start
+            with open(vault / path, "a", encoding="utf-8") as note:
+                note.write("\nA line added while the server was stopped.\n")
+        ollama.delay = 0.5
+        again = Started(vault, index_dir, "ollama", ollama.url, tmp_path / "2.log")
+        client = tool_session(again.url(), find_step(10).path)
+        again.wait_for("keyword postings")  # logged as the stored index is loaded, within reconcile
+        refused = tool_refusal(client, "reindex")
+        again.wait_for("reconciled")
+        again.stop()
+    assert "brought up to date" in refused and "being rebuilt" not in refused, refused

@@ -374,7 +374,7 @@ SEARCH_VAULT = Tool(
 
 def reindex(context: Context, arguments: dict) -> dict:
     def progress(done: int, total: int) -> None:
-        if done == total or done % max(1, total // 20) == 0:  # about 20 reports, however large the vault
+        if done == total or done % max(1, total // 20) == 0:  # every note below 40, else about 20 reports
             context.progress(done, total, f"{done} of {total} notes embedded")
 
     index = context.index.rebuild(progress)

@@ -1,6 +1,6 @@
 """The one place that turns a path a model sent into a file of the vault.
 
-Every path from a model is untrusted. Vault.resolve judges it as text first, then
+Every path from a model is untrusted. Vault.locate judges it as text first, then
 on disk, and raises VaultError, with a message written for the model, when it may
 not be read; the caller turns that into an error result and the server goes on.
 
@@ -14,7 +14,7 @@ Decisions:
 - A path longer than MAX_PATH_CHARS (4096) is refused first: no system opens one, and
   Unicode normalisation of a long run of accents costs the square of its length.
 - A name starting with '.' (.obsidian, .trash, .git, .env) is not part of the
-  notes, at any depth: refused by resolve, skipped by list_notes.
+  notes, at any depth: refused by locate, skipped by list_notes.
 - '.md' is optional: 'Bread/Focaccia' finds 'Bread/Focaccia.md', as an Obsidian
   link would. Only .md files are notes.
 - Unicode: a path is tried as sent, then in NFC and NFD form. macOS may store 'é' as

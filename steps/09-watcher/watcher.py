@@ -1,10 +1,10 @@
 """Keeping the index fresh while the server runs: a poller, a debounce, one job queue.
 
 Every `poll_interval` seconds the poller takes a snapshot of the vault (each note's
-size, modification time and inode) and compares it with the one before: notes
-created, changed, deleted and renamed become jobs, index(path) or remove(path). A
-job waits until its note has been quiet for `debounce` seconds, then one worker
-thread runs it by calling the function it was given: on_index(path) or
+size, modification time, inode and number of names) and compares it with the one
+before: notes created, changed, deleted and renamed become jobs, index(path) or
+remove(path). A job waits until its note has been quiet for `debounce` seconds, then
+one worker thread runs it by calling the function it was given: on_index(path) or
 on_remove(path). This module knows nothing of embeddings or of MCP; server.py
 passes the functions that update the index and tell the clients.
 

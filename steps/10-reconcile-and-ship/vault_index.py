@@ -66,6 +66,7 @@ class VaultIndex:
         self.ready = threading.Event()  # set once the first index is loaded or built
         self.done, self.total = 0, 0  # notes embedded so far by the build under way
         self.stale = 0  # notes reconcile has yet to check (staleness)
+        self.reconciling = False  # reconcile holds build_lock: a reindex now says so, not 'being rebuilt'
         self.building: ChunkIndex | None = None  # the first build's index while it grows, searched meanwhile
         self.build_lock = threading.Lock()  # one build at a time
         self.save_lock, self.save_timer = threading.Lock(), None  # see save_keywords_later
@@ -101,13 +102,16 @@ class VaultIndex:
         """Load the stored index and link graph, answer from them at once, and bring them
         up to date with the vault behind those answers (reconcile.py); False, with nothing
         changed, if the index cannot be used as it is."""
-        with self.build_lock:  # a reindex, and the watcher's changes, wait for the end of reconcile
+        with self.build_lock:  # the watcher's changes wait for the end of reconcile; a reindex is refused
+            self.reconciling = True
             try:
                 report = reconcile(self)
             except IndexUnusable as why:
                 log.info("index: %s; building it", why)
                 self.chunk_index = None
                 return False
+            finally:
+                self.reconciling = False
             if not self.chunk_index.complete:  # a first build a stop cut short: reconcile added the rest
                 self.chunk_index.mark_complete()
                 log.info("index: the first build, cut short by a stop, is whole now")
@@ -178,6 +182,9 @@ class VaultIndex:
         """Embed every note anew and swap the new index in when it is complete;
         searches meanwhile use the old one. progress(done, total) hears of each note."""
         if not self.build_lock.acquire(blocking=False):
+            if self.reconciling:
+                raise NotReady(f"The index is being brought up to date with the vault after the start ({self.stale} "
+                               "notes left to check); ask for a reindex again once it is done")
             raise NotReady(f"The index is already being rebuilt ({self.done} of {self.total} notes done)")
         try:
             self.dimension()
