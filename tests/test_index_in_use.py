@@ -215,3 +215,15 @@ def test_a_reindex_asked_while_the_start_reconciles_says_so(tmp_path):
         again.wait_for("reconciled")
         again.stop()
     assert "brought up to date" in refused and "being rebuilt" not in refused, refused
+
+
+@pytest.mark.parametrize("step", distinct_copies("parallel_build.py", since=7))
+@pytest.mark.parametrize("system, forks", [("darwin", False), ("win32", False), ("linux", True)])
+def test_a_build_forks_its_workers_only_where_forking_a_threaded_process_is_safe(step, system, forks, monkeypatch):
+    """macOS's system libraries may deadlock in a process forked from one that runs
+    threads, as the server does; there the build runs in the server's own process."""
+    monkeypatch.setattr(sys, "platform", system)
+    with step_modules(find_step(step).path):
+        import parallel_build
+    monkeypatch.setattr(parallel_build.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert (parallel_build.worker_count(10_000) > 0) is forks

@@ -11,8 +11,9 @@ does without workers.
 
 The workers are forked: each starts as a copy of this process, with the embedder
 and the note reader already in memory, so nothing has to be sent to them but
-paths. Where the system cannot fork (Windows), on one core, and for a vault too
-small to repay starting processes, the same work is done here, note after note.
+paths. Only Linux forks a process that runs threads safely: macOS's system libraries
+may deadlock in the copy, and Windows cannot fork. There, on one core, and for a vault
+too small to repay starting processes, the same work is done here, note after note.
 With Ollama, each worker sends its own requests, so the model always has a batch
 to work on while this process writes what came back.
 
@@ -41,6 +42,9 @@ MAX_WORKERS = 4
 NOTES_PER_TASK = 5  # about 25 chunks: one call of the embedder, one request to Ollama (32 chunks at most)
 PARALLEL_FROM = 100  # notes; for fewer, starting the workers takes longer than it saves
 TASKS_PER_WORKER = 2  # one it works on, one waiting: no worker idles while this process writes
+# A fork copies one thread of a process that runs several (the server's): safe on Linux,
+# where the copy takes no lock another thread held (forking_safely); not on macOS.
+FORK_IS_SAFE = sys.platform.startswith("linux")
 
 
 class WorkerFailed(Exception):
@@ -50,7 +54,7 @@ class WorkerFailed(Exception):
 def worker_count(notes: int) -> int:
     """How many worker processes a build of `notes` notes uses; 0 for none."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if notes < PARALLEL_FROM or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if notes < PARALLEL_FROM or cores < 2 or not FORK_IS_SAFE:
         return 0
     return min(MAX_WORKERS, cores)
 
