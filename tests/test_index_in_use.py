@@ -227,3 +227,31 @@ def test_a_build_forks_its_workers_only_where_forking_a_threaded_process_is_safe
         import parallel_build
     monkeypatch.setattr(parallel_build.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     assert (parallel_build.worker_count(10_000) > 0) is forks
+
+
+class Node:
+    pass
+
+
+@pytest.mark.parametrize("step", distinct_copies("index.py", since=7))
+def test_a_load_freezes_no_cycle_that_was_already_dropped(step, tmp_path):
+    """gc.freeze keeps what it freezes for good: a cycle dropped before a load must be
+    freed then, not frozen with the index."""
+    with step_modules(find_step(step).path):
+        import index as index_module
+    import gc
+    import weakref
+    enabled = gc.isenabled()
+    gc.disable()  # no collection may happen to free it before the load does
+    try:
+        first, second = Node(), Node()
+        first.other, second.other = second, first
+        dropped = weakref.ref(first)
+        del first, second
+        with index_module.cycle_collector_paused():
+            pass  # a load
+        assert dropped() is None
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()

@@ -296,8 +296,13 @@ def cycle_collector_paused():
     load makes hundreds of thousands of objects that all stay, in no cycle: the collector
     would walk them again and again and free none. gc.freeze puts every object there is
     where no collection looks; one that goes later is still freed by its reference count,
-    unless it is caught in a cycle: a few such objects are kept for good, once a load."""
+    unless it is caught in a cycle. So the freeze is kept to what must stay: first the
+    collector gets back what an earlier load froze and frees every cycle already dropped
+    (before a load the heap is small, and this is quick), and what is frozen at the end is
+    the index, the modules, and the few objects of answers under way at that moment."""
     was_enabled = gc.isenabled()
+    gc.unfreeze()
+    gc.collect()
     gc.disable()
     try:
         yield
