@@ -1,6 +1,7 @@
 """The index as clients use it: what a tool announces before it runs, and what the log
 keeps of a client's messages."""
 import io
+import threading
 import logging
 
 import pytest
@@ -255,3 +256,95 @@ def test_a_load_freezes_no_cycle_that_was_already_dropped(step, tmp_path):
         gc.unfreeze()
         if enabled:
             gc.enable()
+
+
+# ---- nothing waits behind a reindex; a reindex can be cancelled -----------------------
+
+from helpers import McpClient, StdioServer, rpc, tool_call  # noqa: E402
+
+
+def reindexing_stdio(tmp_path, ollama, notes=60):
+    """step 10 over stdio on a vault whose index is built, handshake done."""
+    vault = tmp_path / "vault"
+    make_vault(vault, notes)
+    env = quiet_environment(str(tmp_path / "index"), "ollama") | {"OLLAMA_HOST": ollama.url,
+                                                                   "VAULT_MCP_WATCH_INTERVAL": "60"}
+    server = StdioServer(SERVER, "--vault", str(vault), env=env)
+    server.handshake()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # until the first build is whole: a search says no "indexed"
+        answer = server.ask(rpc("tools/call", id=1, name="search_vault", arguments={"query": "bread"}))
+        if "indexed" not in answer["result"].get("structuredContent", {"indexed": 0}):
+            return server
+        time.sleep(0.2)
+    raise AssertionError("the first build did not end")
+
+
+def answers_by_id(server, count, timeout=30) -> list:
+    """The ids of the next `count` responses, in the order they came; notifications skipped."""
+    ids = []
+    while len(ids) < count:
+        message = server.read(timeout)
+        if "id" in message:
+            ids.append(message["id"])
+            server.last = getattr(server, "last", {}) | {message["id"]: message}
+    return ids
+
+
+def test_over_stdio_a_search_sent_during_a_reindex_is_answered_first(tmp_path):
+    with CountingOllama() as ollama:
+        server = reindexing_stdio(tmp_path, ollama)
+        try:
+            ollama.delay = 0.3  # the reindex: 12 requests, about 4 s
+            server.send(rpc("tools/call", id=2, name="reindex", arguments={}))
+            time.sleep(0.5)
+            server.send(rpc("tools/call", id=3, name="search_vault", arguments={"query": "starter"}))
+            assert answers_by_id(server, 2) == [3, 2]  # the search did not wait for the reindex
+            assert server.last[2]["result"]["isError"] is False
+        finally:
+            server.process.kill()
+
+
+def test_over_stdio_a_cancelled_reindex_stops_and_the_index_before_it_stays(tmp_path):
+    with CountingOllama() as ollama:
+        server = reindexing_stdio(tmp_path, ollama)
+        try:
+            ollama.delay = 0.3
+            server.send(rpc("tools/call", id=7, name="reindex", arguments={}))
+            time.sleep(1.0)
+            server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": 7, "reason": "the user changed their mind"}})
+            stopped_at = len(ollama.embedded())
+            assert answers_by_id(server, 1) == [7]
+            result = server.last[7]["result"]
+            assert result["isError"] is True and "cancelled" in result["content"][0]["text"], result
+            assert len(ollama.embedded()) <= stopped_at + 2  # no more than the requests in hand
+            ollama.delay = 0
+            found = server.ask(rpc("tools/call", id=8, name="search_vault", arguments={"query": "starter"}))
+            assert found["result"]["isError"] is False and found["result"]["structuredContent"]["results"]
+        finally:
+            server.process.kill()
+
+
+def test_over_http_a_cancelled_reindex_stops(tmp_path):
+    vault = tmp_path / "vault"
+    make_vault(vault, 60)
+    with CountingOllama() as ollama:
+        server = Started(vault, tmp_path / "index", "ollama", ollama.url, tmp_path / "1.log")
+        try:
+            server.wait_for("indexed 60 notes")
+            client = McpClient(server.url())
+            client.session_id = client.open_session()
+            ollama.delay = 0.3
+            answers = []
+            reindex = threading.Thread(target=lambda: answers.append(
+                client.send(client.session_id, rpc("tools/call", id=9, name="reindex", arguments={})).json()))
+            reindex.start()
+            time.sleep(1.0)
+            reply = client.send(client.session_id, {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                                    "params": {"requestId": 9}})
+            assert reply.status == 202
+            reindex.join(timeout=10)
+            assert answers and "cancelled" in answers[0]["result"]["content"][0]["text"], answers
+        finally:
+            server.stop()

@@ -106,6 +106,10 @@ class IndexCorrupt(IndexUnusable):
     """A file of the index cannot be read: bad JSON, a vector of the wrong size, a missing field."""
 
 
+class BuildStopped(Exception):
+    """A rebuild stopped before its end because its request was cancelled."""
+
+
 class IndexStale(IndexUnusable):
     """The index was made by another embedder, dimension or file format."""
 
@@ -575,13 +579,15 @@ class ChunkIndex:
         return cls.write_new(directory, embedder, with_meta, len(notes), progress, started)
 
     @classmethod
-    def write_new(cls, directory, embedder, embedded, total: int, progress=None, started=None) -> "ChunkIndex":
+    def write_new(cls, directory, embedder, embedded, total: int, progress=None, started=None,
+                  stop=None) -> "ChunkIndex":
         """A new index in `directory` from `embedded`, which yields (path, chunks, stored
         vectors, meta) for each of `total` notes: embedded here (build) or by worker
         processes (parallel_build.py); a note whose meta is None and has no chunks is
         not stored. Only this process writes: the files of a new generation folder, then
         the manifest that switches to it. If anything fails on the way, the folder is
-        removed and the old index stays as it was."""
+        removed and the old index stays as it was; so when `stop`, an Event, is set: it is
+        looked at before each note."""
         directory = Path(directory)
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
@@ -597,6 +603,8 @@ class ChunkIndex:
             if progress and total:
                 progress(0, total)
             for done, (path, chunks, vectors, note_meta) in enumerate(embedded, 1):
+                if stop is not None and stop.is_set():
+                    raise BuildStopped(f"stopped after {done - 1} of {total} notes")
                 index._check_vectors(chunks, vectors)
                 if chunks or note_meta is not None:  # no fsync per file here: sync_folder makes them all durable at once
                     with open(index.notes_dir / note_file_name(path), "w", encoding="utf-8") as file:

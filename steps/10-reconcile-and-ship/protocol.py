@@ -7,7 +7,9 @@ handshake era (2025-11-25 and before), with None for the stateless era
 """
 import json
 import logging
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -165,6 +167,7 @@ class Progress:
         self.token = meta.get("progressToken") if isinstance(meta, dict) else None
         self.notify = notify if isinstance(self.token, (str, int)) and not isinstance(self.token, bool) else None
         self.last = None
+        self.cancelled = threading.Event()  # Server.answer puts the request's own here (UnderWay)
 
     # region progress
     def __call__(self, done: float, total: float | None = None, message: str | None = None) -> None:
@@ -183,10 +186,44 @@ class Progress:
 # endregion progress
 
 
+# region under-way
+class UnderWay:
+    """The requests being answered, each with an Event that notifications/cancelled sets.
+    A request is known by its session and its id: two sessions may both use the id 1."""
+
+    def __init__(self):
+        self.lock, self.events = threading.Lock(), {}
+
+    @contextmanager
+    def request(self, session: Session | None, request_id):
+        key, event = (id(session), request_id), threading.Event()
+        with self.lock:
+            self.events[key] = event
+        try:
+            yield event
+        finally:
+            with self.lock:
+                if self.events.get(key) is event:  # a reused id may have replaced it
+                    del self.events[key]
+
+    def cancel(self, session: Session | None, request_id) -> None:
+        with self.lock:
+            event = self.events.get((id(session), request_id))
+        if event is not None:
+            event.set()
+
+    def cancel_all(self) -> None:
+        with self.lock:
+            for event in self.events.values():
+                event.set()
+# endregion under-way
+
+
 class Server:
     def __init__(self, vault: Vault, index: VaultIndex, inbox: str = "Inbox", hub: Hub | None = None):
         self.vault, self.index, self.inbox = vault, index, inbox
         self.hub = hub or Hub()  # the watcher tells it of changes; it tells the listeners
+        self.under_way = UnderWay()  # the requests being answered, which a client may cancel
 
     def handle(self, message, session: Session | None, notify=None) -> dict | None:
         """Answer one message: a response, or None when nothing may be sent back.
@@ -208,10 +245,11 @@ class Server:
                 return None
             method, params = message["method"], message.get("params", {})
             progress = Progress(params, notify)
-            if session is None:
-                result = self.on_stateless_request(method, params, progress)
-            else:
-                result = self.on_request(method, params, session, progress)
+            with self.under_way.request(session, message["id"]) as progress.cancelled:
+                if session is None:
+                    result = self.on_stateless_request(method, params, progress)
+                else:
+                    result = self.on_request(method, params, session, progress)
             return {"jsonrpc": "2.0", "id": message["id"], "result": result}
         except ProtocolError as error:
             return error_response(id_of(message), error.code, error.message, error.data)
@@ -276,7 +314,16 @@ class Server:
     def on_notification(self, message: dict, session: Session) -> None:
         if message["method"] == "notifications/initialized" and session.protocol_version:
             session.initialized = True
-        # Anything else (cancelled, progress, unknown) needs no action from this server.
+        elif message["method"] == "notifications/cancelled":
+            self.cancel(session, message.get("params"))
+        # Anything else (progress, unknown) needs no action from this server.
+
+    def cancel(self, session: Session | None, params) -> None:
+        """notifications/cancelled: the request it names, if still under way, is told to stop.
+        Only a long tool looks (reindex); the others end before a cancel could matter."""
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        if valid_id(request_id):
+            self.under_way.cancel(session, request_id)
 
     # region stateless
     def on_stateless_request(self, method: str, params: dict, progress: "Progress") -> dict:
@@ -394,7 +441,8 @@ class Server:
         if name not in TOOLS:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
-        return call_tool(TOOLS[name], params.get("arguments"), Context(self.vault, self.index, self.inbox, progress))
+        context = Context(self.vault, self.index, self.inbox, progress, progress.cancelled)
+        return call_tool(TOOLS[name], params.get("arguments"), context)
 
     def list_resources(self, params: dict) -> dict:
         cursor = params.get("cursor")

@@ -8,6 +8,7 @@ import json
 import logging
 import sys
 import threading
+import time
 
 from protocol import (INTERNAL_ERROR, INVALID_REQUEST, LISTEN, ProtocolError, Server, Session, error_response,
                       id_of, is_stateless, kind_of, parse_json, valid_id)
@@ -16,6 +17,7 @@ from subscriptions import Listener
 log = logging.getLogger("stdio")
 
 MAX_LINE = 4 * 1024 * 1024  # bytes, as for an HTTP body; every byte of a line counts but its final \n
+MAX_AT_ONCE = 8  # requests answered at once; the next line waits for one of them to end
 
 
 # region stdio
@@ -32,12 +34,19 @@ def serve_stdio(core: Server, stdin=sys.stdin.buffer, stdout=sys.stdout) -> None
     listening: dict = {}  # subscriptions/listen request id -> its Listener
     core.hub.add(watching)
     try:
+        at_once = threading.BoundedSemaphore(MAX_AT_ONCE)
         while line := stdin.readline(MAX_LINE + 1):
             # A long request may send notifications (progress) before its answer:
             # on stdio they are lines like any other.
+            if answers_alone(line):
+                at_once.acquire()
+                threading.Thread(target=answer_alone, args=(core, session, stdin, line, out, listening, at_once),
+                                 daemon=True).start()
+                continue
             response = answer_line(core, session, stdin, line, out, listening)
             if response is not None:
                 out.write(response)
+        finish_answers(core, at_once)
     except BrokenPipeError:  # the client closed our stdout: nobody is listening
         log.info("stdout closed; exiting")
         return
@@ -64,6 +73,43 @@ class Lines:
             self.stdout.write(line)
             self.stdout.flush()
 # endregion lines
+
+
+# region at-once
+def answers_alone(line: bytes) -> bool:
+    """A tools/call is answered in a thread of its own, so that a search is answered while
+    a reindex runs. Everything else keeps the order it came in: initialize before what
+    follows it, a notification before the next line, a listen before its cancel."""
+    if b'"tools/call"' not in line or len(line) > MAX_LINE:  # the quick look first: most lines are not
+        return False
+    try:
+        message = json.loads(line)
+    except ValueError:  # answer_line says what is wrong with it, in order
+        return False
+    return isinstance(message, dict) and message.get("method") == "tools/call" and "id" in message
+
+
+def finish_answers(core: Server, at_once, seconds: float = 30.0) -> None:
+    """stdin has closed: the answers under way are written before the process ends, a
+    reindex told to stop at its next note, so that no client waits minutes for an exit."""
+    core.under_way.cancel_all()
+    deadline = time.monotonic() + seconds
+    for _ in range(MAX_AT_ONCE):
+        if not at_once.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            log.warning("stdin closed; exiting with an answer still under way")
+            return
+
+
+def answer_alone(core: Server, session: Session, stdin, line: bytes, out: Lines, listening: dict, at_once) -> None:
+    try:
+        response = answer_line(core, session, stdin, line, out, listening)
+        if response is not None:
+            out.write(response)
+    except BrokenPipeError:  # the client closed our stdout; the read loop finds out too
+        pass
+    finally:
+        at_once.release()
+# endregion at-once
 
 
 def answer_line(core: Server, session: Session, stdin, line: bytes, out: Lines, listening: dict):
@@ -106,13 +152,15 @@ def listen(core: Server, message: dict, out: Lines, listening: dict) -> dict | N
 
 
 def stop_listening(core: Server, message, listening: dict) -> None:
-    """notifications/cancelled naming a subscriptions/listen request ends that subscription."""
+    """notifications/cancelled naming a subscriptions/listen request ends that subscription;
+    naming a 2026-07-28 request under way (one without a session), it tells it to stop."""
     if not (isinstance(message, dict) and message.get("method") == "notifications/cancelled"):
         return
     params = message.get("params")
     request_id = params.get("requestId") if isinstance(params, dict) else None
     if valid_id(request_id) and request_id in listening:  # not True, which Python takes for 1
         core.close_subscription(listening.pop(request_id))  # cancelled: no answer is sent
+    core.cancel(None, params)
 
 
 def skip_rest_of_line(stdin, line: bytes) -> None:

@@ -10,7 +10,8 @@ note) comes back as a result with isError: true, in words it can act on.
 import json
 import logging
 import math
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Callable
 
 from markdown import Link
@@ -21,6 +22,7 @@ from embeds import Embeds, part_name, waiting_embeds
 import inbox
 import related
 from vault import NoteNotFound, Vault, VaultError, page, path_to_uri, shown
+from index import BuildStopped
 from vault_index import NotReady, VaultIndex
 
 log = logging.getLogger("tools")
@@ -44,6 +46,7 @@ class Context:
     index: VaultIndex
     inbox: str  # the one folder create_note writes into
     progress: Callable = lambda done, total=None, message=None: None
+    cancelled: threading.Event = field(default_factory=threading.Event)  # set by notifications/cancelled
 
 
 @dataclass
@@ -82,6 +85,8 @@ def call_tool(tool: Tool, arguments, context: Context) -> dict:
         data = tool.run(context, defaults(tool.input_schema) | arguments)
     except (VaultError, NotReady) as error:
         return error_result(str(error))
+    except BuildStopped as stopped:  # the client cancelled the call; it may still read the answer
+        return error_result(f"{tool.name} was cancelled ({stopped}); the index from before it is still used.")
     except Exception:
         log.exception("tool %s failed", tool.name)
         return error_result(f"The tool {tool.name} failed unexpectedly; the server log has details.")
@@ -383,7 +388,7 @@ def reindex(context: Context, arguments: dict) -> dict:
         if done == total or done % max(1, total // 20) == 0:  # every note below 40, else about 20 reports
             context.progress(done, total, f"{done} of {total} notes embedded")
 
-    index = context.index.rebuild(progress)
+    index = context.index.rebuild(progress, stop=context.cancelled)  # BuildStopped if cancelled
     return {"notes": len(index.note_paths()), "chunks": len(index)}
 
 

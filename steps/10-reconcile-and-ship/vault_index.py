@@ -178,9 +178,10 @@ class VaultIndex:
         return self.embedder.dimension
 
     # region rebuild
-    def rebuild(self, progress=None) -> ChunkIndex:
+    def rebuild(self, progress=None, stop=None) -> ChunkIndex:
         """Embed every note anew and swap the new index in when it is complete;
-        searches meanwhile use the old one. progress(done, total) hears of each note."""
+        searches meanwhile use the old one. progress(done, total) hears of each note;
+        `stop`, an Event, ends the build when it is set (BuildStopped), the old index kept."""
         if not self.build_lock.acquire(blocking=False):
             if self.reconciling:
                 raise NotReady(f"The index is being brought up to date with the vault after the start ({self.stale} "
@@ -204,7 +205,7 @@ class VaultIndex:
             # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
             embedded = embedded_notes(paths, self.stored_parts, self.embedder)
             self.chunk_index = ChunkIndex.write_new(self.directory, self.embedder, embedded, len(paths), report,
-                                                    started)
+                                                    started, stop)
             if self.links is None:  # a first build: the links came with the notes
                 self.links = LinkGraph.from_entries(self.vault, stored_entries(self.chunk_index.note_meta()))
                 self.links_ready.set()
