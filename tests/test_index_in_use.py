@@ -85,8 +85,8 @@ class CountingOllama(StandInOllama):
 class Started:
     """step 10 over HTTP on a free port, its log in a file."""
 
-    def __init__(self, vault: Path, index_dir: Path, embedder: str, ollama: str, log: Path):
-        env = quiet_environment(str(index_dir), embedder) | {"OLLAMA_HOST": ollama, "VAULT_MCP_WATCH_INTERVAL": "60"}
+    def __init__(self, vault: Path, index_dir: Path, embedder: str, ollama: str, log: Path, watch: str = "60"):
+        env = quiet_environment(str(index_dir), embedder) | {"OLLAMA_HOST": ollama, "VAULT_MCP_WATCH_INTERVAL": watch}
         self.log = log
         with open(log, "w") as out:
             self.process = subprocess.Popen([sys.executable, str(SERVER), "--vault", str(vault), "--port", "0"],
@@ -348,3 +348,55 @@ def test_over_http_a_cancelled_reindex_stops(tmp_path):
             assert answers and "cancelled" in answers[0]["result"]["content"][0]["text"], answers
         finally:
             server.stop()
+
+
+# ---- two servers on one vault -----------------------------------------------------------
+
+def found(client, words: str) -> bool:
+    result = tool_call(client, "search_vault", query=words, limit=3, mode="keyword")
+    return any("Quokka" in hit["path"] for hit in result.get("structuredContent", {}).get("results", []))
+
+
+def test_two_servers_on_one_vault_both_find_a_note_made_through_either_while_the_other_reindexes(tmp_path):
+    vault, index_dir = tmp_path / "vault", tmp_path / "index"
+    make_vault(vault, 60)
+    with CountingOllama() as ollama:
+        first = Started(vault, index_dir, "ollama", ollama.url, tmp_path / "1.log", watch="0.2")
+        second = None
+        try:
+            first.wait_for("indexed 60 notes")
+            second = Started(vault, index_dir, "ollama", ollama.url, tmp_path / "2.log", watch="0.2")
+            second.wait_for("reconciled")
+            assert "another server writes the index" in second.log.read_text()
+            one, two = tool_session(first.url(), find_step(10).path), tool_session(second.url(), find_step(10).path)
+            ollama.delay = 0.3  # the first server's reindex takes seconds
+            reindexed = []
+            reindex = threading.Thread(target=lambda: reindexed.append(tool_call(one, "reindex")))
+            reindex.start()
+            time.sleep(0.5)
+            made = tool_call(two, "create_note", title="Quokka notes", content="The zyxquokka sourdough method.")
+            assert made["isError"] is False, made
+            deadline = time.monotonic() + 30
+            while not (found(one, "zyxquokka") and found(two, "zyxquokka")):
+                assert time.monotonic() < deadline, "a server never found the note"
+                time.sleep(0.2)
+            reindex.join(timeout=60)
+            assert reindexed and reindexed[0]["isError"] is False, reindexed
+            assert found(one, "zyxquokka") and found(two, "zyxquokka")  # after the switch too
+            ollama.delay = 0
+            # The reindex removed the generation the second server loaded: it writes nothing there.
+            made = tool_call(two, "create_note", title="Quokka more", content="Later zyxwombat notes.")
+            assert made["isError"] is False, made
+            deadline = time.monotonic() + 30
+            while not (found(one, "zyxwombat") and found(two, "zyxwombat")):
+                assert time.monotonic() < deadline, "a server never found the second note"
+                time.sleep(0.2)
+        finally:
+            for server in (first, second):
+                if server is not None:
+                    server.stop()
+    for log in (first.log, second.log):
+        assert "Traceback" not in log.read_text(), log.read_text()
+    manifest = json.loads(next(index_dir.glob("*/index.json")).read_text())
+    live = next(index_dir.glob("*/index.json")).parent / manifest["generation"]
+    assert len(list(live.glob("*.json"))) == 62  # the index on disk holds every note, the new ones too

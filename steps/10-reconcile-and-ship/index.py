@@ -69,6 +69,7 @@ FORMAT = 2  # the layout of the files below; a change means a rebuild (1 stored 
 MANIFEST = "index.json"
 EMBED_BATCH = 32  # chunks a build hands the embedder at once; ollama_client.py sends 32 a request
 APP_FOLDER = "vault-mcp"
+WRITER_LOCK = "writer.lock"  # in an embedder's folder: held by the one server that writes that index
 LAST_USED = "last-used"  # in an embedder's folder: its time says when a server last opened that index
 KEEP_EMBEDDERS = 2  # the indexes kept in a vault's folder: the one in use and the last other one
 
@@ -161,6 +162,10 @@ def open_embedder_folder(vault_folder, embedder_name: str) -> Path:
               if entry.is_dir() and entry != folder and (entry / LAST_USED).is_file()]
     others.sort(key=lambda entry: (entry / LAST_USED).stat().st_mtime, reverse=True)
     for old in others[KEEP_EMBEDDERS - 1:]:
+        lock = writer_lock(old)
+        if lock is None:  # a server is using it right now
+            continue
+        lock.close()
         log.info("index: removing %s, the index of an embedder not used lately", old.name)
         shutil.rmtree(old, ignore_errors=True)
     return folder
@@ -182,11 +187,35 @@ def move_single_index(vault_folder: Path) -> None:
         return
     folder.mkdir(parents=True, exist_ok=True)
     generation = vault_folder / manifest["generation"]
-    if generation.is_dir():
-        os.replace(generation, folder / manifest["generation"])
-    os.replace(vault_folder / MANIFEST, folder / MANIFEST)
+    try:
+        if generation.is_dir():
+            os.replace(generation, folder / manifest["generation"])
+        os.replace(vault_folder / MANIFEST, folder / MANIFEST)
+    except FileNotFoundError:  # another server, started at the same moment, moved it first
+        return
     log.info("index: moved the index of %r into %s", manifest["embedder"], folder.name)
 # endregion embedder-folders
+
+
+# region one-writer
+def writer_lock(folder: Path):
+    """The lock that makes this process the one that writes the index in `folder`, held
+    while the returned file stays open; None if another process holds it. The system
+    lets it go when the process ends, however it ends, so no stale lock is left."""
+    handle = open(Path(folder) / WRITER_LOCK, "a+b")
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    return handle
+# endregion one-writer
 
 
 def note_file_name(path: str) -> str:
@@ -499,6 +528,7 @@ class ChunkIndex:
         self._keywords: KeywordIndex | None = None  # built on first use, see keywords()
         self.writes = 0  # note files written since the load or build
         self.complete = True  # False for a first build cut short, until reconcile has added the rest
+        self.writable = True  # False where another server writes this folder: changes stay in memory
         self.keywords_stored: int | None = None  # the value of writes when the postings were last stored
 
     @property
@@ -580,18 +610,22 @@ class ChunkIndex:
 
     @classmethod
     def write_new(cls, directory, embedder, embedded, total: int, progress=None, started=None,
-                  stop=None) -> "ChunkIndex":
+                  stop=None, writable: bool = True) -> "ChunkIndex":
         """A new index in `directory` from `embedded`, which yields (path, chunks, stored
         vectors, meta) for each of `total` notes: embedded here (build) or by worker
         processes (parallel_build.py); a note whose meta is None and has no chunks is
         not stored. Only this process writes: the files of a new generation folder, then
         the manifest that switches to it. If anything fails on the way, the folder is
         removed and the old index stays as it was; so when `stop`, an Event, is set: it is
-        looked at before each note."""
+        looked at before each note. Not `writable` (another server writes the folder), it
+        is built in memory only."""
         directory = Path(directory)
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
+        index.writable = writable
+        if not writable:
+            return index.fill_in_memory(embedded, total, progress, started, stop)
         index.notes_dir.mkdir(parents=True)
         first = not has_whole_index(directory, embedder.name, embedder.dimension)
         if first:  # named at once: a stop leaves the notes done so far for the next start to go on from
@@ -624,6 +658,22 @@ class ChunkIndex:
             progress(total, total)
         return index
 
+    def fill_in_memory(self, embedded, total: int, progress=None, started=None, stop=None) -> "ChunkIndex":
+        """write_new for a server that may not write: the same index, with no file."""
+        if started:
+            started(self)
+        for done, (path, chunks, vectors, note_meta) in enumerate(embedded, 1):
+            if stop is not None and stop.is_set():
+                raise BuildStopped(f"stopped after {done - 1} of {total} notes")
+            self._check_vectors(chunks, vectors)
+            if chunks or note_meta is not None:
+                with self.lock:
+                    self._add_rows(path, chunks, vectors)
+                    self.meta_by_note[path] = note_meta or {}
+            if progress:
+                progress(done, total)
+        return self
+
     # region resumable
     def write_manifest(self) -> None:
         manifest = {"format": FORMAT, "embedder": self.embedder_name, "dimension": self.dimension,
@@ -649,8 +699,9 @@ class ChunkIndex:
             raise ValueError(f"every chunk given for {path!r} must have that path")
         vectors = self._stored_vectors(chunks, vectors)
         with self.lock:  # the file first: if writing fails, memory still matches the disk
-            write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
-            self.writes += 1
+            if self.writable:
+                write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
+                self.writes += 1
             self._remove_rows(path)
             self._add_rows(path, chunks, vectors)
             self.meta_by_note[path] = meta or {}
@@ -663,15 +714,16 @@ class ChunkIndex:
                 raise KeyError(f"the index holds no note {path!r}")
             rows = self.rows_by_note.get(path, [])
             chunks, vectors = [self.chunks[row] for row in rows], [self.vectors[row] for row in rows]
-            write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
-            self.writes += 1
+            if self.writable:
+                write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
+                self.writes += 1
             self.meta_by_note[path] = meta
     # endregion set-meta
 
     def remove_note(self, path: str) -> None:
         with self.lock:
             file = self.notes_dir / note_file_name(path)
-            if file.exists():
+            if self.writable and file.exists():
                 file.unlink()
                 fsync_directory(self.notes_dir)
                 self.writes += 1
@@ -806,7 +858,7 @@ class ChunkIndex:
         """Store the postings for the next load (write_atomically); False if they are
         stored as they are."""
         with self.saving:  # one save at a time: they would share the .tmp
-            if self._keywords is None or self.keywords_stored == self.writes:  # writes only grow
+            if not self.writable or self._keywords is None or self.keywords_stored == self.writes:  # writes only grow
                 return False
             self.keywords_stored = write_atomically(self.notes_dir / stored_keywords.FILE, self._write_keywords)
         return True

@@ -17,7 +17,7 @@ import logging
 import threading
 from pathlib import Path
 
-from index import Chunk, ChunkIndex, IndexUnusable, ProgressLine
+from index import Chunk, ChunkIndex, IndexUnusable, ProgressLine, writer_lock
 from links import LinkGraph, NoteLinks, entry_of, entry_to_store, stored_entries
 from notes import parse_note
 from parallel_build import embedded_notes
@@ -70,6 +70,7 @@ class VaultIndex:
         self.building: ChunkIndex | None = None  # the first build's index while it grows, searched meanwhile
         self.build_lock = threading.Lock()  # one build at a time
         self.save_lock, self.save_timer = threading.Lock(), None  # see save_keywords_later
+        self.writable, self.writer = True, None  # see take_writer_lock
 
     def start(self, rebuild: bool = False) -> threading.Thread:
         """Load the index, or build it if there is none, in a thread of its own."""
@@ -79,6 +80,7 @@ class VaultIndex:
 
     # region open
     def open(self, rebuild: bool = False) -> None:
+        self.take_writer_lock()
         try:
             if rebuild or not self.catch_up():
                 self.rebuild()
@@ -112,7 +114,7 @@ class VaultIndex:
                 return False
             finally:
                 self.reconciling = False
-            if not self.chunk_index.complete:  # a first build a stop cut short: reconcile added the rest
+            if self.writable and not self.chunk_index.complete:  # a first build a stop cut short: now whole
                 self.chunk_index.mark_complete()
                 log.info("index: the first build, cut short by a stop, is whole now")
         log.info("index: %s", report)  # the one line that says what changed while the server was off
@@ -120,11 +122,25 @@ class VaultIndex:
     # endregion catch-up
     # endregion open
 
+    # region writer-lock
+    def take_writer_lock(self) -> None:
+        """Two clients on one vault (Claude Desktop and Claude Code, say) start two servers
+        that share this folder. One of them writes it; the other loads it, keeps its own
+        changes in memory, and never writes or deletes a file the first may be using."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.writer = writer_lock(self.directory)
+        self.writable = self.writer is not None
+        if not self.writable:
+            log.info("index: another server writes the index in %s; this one reads it and keeps its own "
+                     "changes in memory", self.directory)
+    # endregion writer-lock
+
     # region load-stored
     def load_stored(self) -> tuple[ChunkIndex, LinkGraph]:
         """The stored index, and the link graph stored with it, which answers use from now on.
         Until reconcile has checked every note, they say how many it has yet to check."""
         index = ChunkIndex.load(self.directory, self.embedder.name, self.dimension())
+        index.writable = self.writable
         if not index.complete:
             log.info("index: going on with a first build a stop cut short: %d notes were done", len(index.note_meta()))
         log.info("index: keyword postings %s", "loaded with it" if index.has_keywords() else "to build from the chunks")
@@ -205,7 +221,7 @@ class VaultIndex:
             # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
             embedded = embedded_notes(paths, self.stored_parts, self.embedder)
             self.chunk_index = ChunkIndex.write_new(self.directory, self.embedder, embedded, len(paths), report,
-                                                    started, stop)
+                                                    started, stop, self.writable)
             if self.links is None:  # a first build: the links came with the notes
                 self.links = LinkGraph.from_entries(self.vault, stored_entries(self.chunk_index.note_meta()))
                 self.links_ready.set()
