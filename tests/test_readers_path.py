@@ -73,7 +73,8 @@ def make_step(repo: Path, target: str, env: dict, log_path: Path):
 def wait_for_a_stored_index(cache: Path) -> None:
     """Until an index's manifest names a whole generation: the last thing a build stores."""
     deadline = time.monotonic() + TIMEOUT
-    while not [manifest for manifest in cache.glob("vault-mcp/index-*/*/index.json")
+    while not [manifest for pattern in ("vault-mcp/index-*/index.json", "vault-mcp/index-*/*/index.json")
+               for manifest in cache.glob(pattern)  # steps 7-9; step 10 keeps one folder per embedder
                if json.loads(manifest.read_text()).get("complete", True)]:
         assert time.monotonic() < deadline, f"no index was stored in {cache}"
         time.sleep(0.1)
