@@ -180,7 +180,12 @@ def test_a_first_build_stopped_half_way_goes_on_from_where_it_stopped(tmp_path, 
         deadline = time.monotonic() + 30
         while len(ollama.embedded()) < 6 and time.monotonic() < deadline:
             time.sleep(0.02)
+        asked = time.monotonic()
         first.stop(how)
+        if how == signal.SIGTERM:  # a graceful stop: the note in hand is finished, the build told to stop
+            assert time.monotonic() - asked < 5
+            log = first.log.read_text()
+            assert "the build stopped with the server" in log and "Traceback" not in log, log
         before = ollama.texts()
         again = Started(vault, index_dir, "ollama", ollama.url, tmp_path / "2.log")
         log = again.wait_for("reconciled")

@@ -103,9 +103,11 @@ def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
 
 
 def shut_down(watcher: Watcher, hub: Hub, index: VaultIndex) -> None:
-    """Let the job in hand finish, so no note's index file is left half written, and end
-    every open stream, so clients see an end rather than a cut. Then store the keyword
-    postings if the watcher changed them since they were: the next start loads them."""
+    """Let a build under way stop at its next note and the watcher's job in hand finish,
+    so no note's index file is left half written, and end every open stream, so clients
+    see an end rather than a cut. Then store the keyword postings if the watcher changed
+    them since they were: the next start loads them."""
+    index.stop()
     watcher.stop()
     hub.close()
     index.save_keywords()

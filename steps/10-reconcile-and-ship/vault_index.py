@@ -17,7 +17,7 @@ import logging
 import threading
 from pathlib import Path
 
-from index import Chunk, ChunkIndex, IndexUnusable, ProgressLine, writer_lock
+from index import BuildStopped, Chunk, ChunkIndex, IndexUnusable, ProgressLine, writer_lock
 from links import LinkGraph, NoteLinks, entry_of, entry_to_store, stored_entries
 from notes import parse_note
 from parallel_build import embedded_notes
@@ -53,6 +53,16 @@ def within_each(headings: list[str], limit: int = CONTEXT_CHARS) -> list[str]:
     return [heading[:limit] for heading in headings]
 
 
+class EitherSet:
+    """Set when either event is: a rebuild stops for its request's cancel or the server's stop."""
+
+    def __init__(self, *events):
+        self.events = [event for event in events if event is not None]
+
+    def is_set(self) -> bool:
+        return any(event.is_set() for event in self.events)
+
+
 class NotReady(Exception):
     """The index is still being built; the message says how far it has got."""
 
@@ -71,12 +81,23 @@ class VaultIndex:
         self.build_lock = threading.Lock()  # one build at a time
         self.save_lock, self.save_timer = threading.Lock(), None  # see save_keywords_later
         self.writable, self.writer = True, None  # see take_writer_lock
+        self.stopping, self.thread = threading.Event(), None  # see stop
 
     def start(self, rebuild: bool = False) -> threading.Thread:
         """Load the index, or build it if there is none, in a thread of its own."""
-        thread = threading.Thread(target=self.open, args=(rebuild,), name="index", daemon=True)
-        thread.start()
-        return thread
+        self.thread = threading.Thread(target=self.open, args=(rebuild,), name="index", daemon=True)
+        self.thread.start()
+        return self.thread
+
+    # region stop
+    def stop(self, seconds: float = 3.0) -> None:
+        """The server is stopping: a build under way ends at its next note, the notes done
+        kept for the next start to go on from (a first build) or thrown away (a rebuild
+        beside a whole index). Waits `seconds` at most, so that no client waits long."""
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(seconds)
+    # endregion stop
 
     # region open
     def open(self, rebuild: bool = False) -> None:
@@ -87,10 +108,13 @@ class VaultIndex:
         except NotReady:  # a reindex asked for at startup is building it: wait for that build
             with self.build_lock:
                 pass
+        except BuildStopped:  # the server is stopping
+            log.info("index: the build stopped with the server; the next start goes on from the notes done")
+            return
         except Exception:  # Ollama gone mid-build, a full disk: searches will say so
             log.exception("index: could not be built")
         finally:
-            if self.links is None:  # no index gave it (Ollama unreachable, say): read every note for it
+            if self.links is None and not self.stopping.is_set():  # no index gave it (Ollama unreachable, say)
                 self.read_links()
             self.links_ready.set()
             self.ready.set()
@@ -221,7 +245,7 @@ class VaultIndex:
             # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
             embedded = embedded_notes(paths, self.stored_parts, self.embedder)
             self.chunk_index = ChunkIndex.write_new(self.directory, self.embedder, embedded, len(paths), report,
-                                                    started, stop, self.writable)
+                                                    started, EitherSet(stop, self.stopping), self.writable)
             if self.links is None:  # a first build: the links came with the notes
                 self.links = LinkGraph.from_entries(self.vault, stored_entries(self.chunk_index.note_meta()))
                 self.links_ready.set()
