@@ -405,3 +405,78 @@ def test_two_servers_on_one_vault_both_find_a_note_made_through_either_while_the
     manifest = json.loads(next(index_dir.glob("*/index.json")).read_text())
     live = next(index_dir.glob("*/index.json")).parent / manifest["generation"]
     assert len(list(live.glob("*.json"))) == 62  # the index on disk holds every note, the new ones too
+
+
+# ---- Ollama found late --------------------------------------------------------------------
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class OllamaOnPort(CountingOllama):
+    """The stand-in on a port chosen before it starts, as Ollama comes up after the server."""
+
+    def __init__(self, port: int):
+        super().__init__()
+        from http.server import ThreadingHTTPServer
+        handler = self.server.RequestHandlerClass
+        self.server.server_close()
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self.server.daemon_threads = True
+
+
+def test_a_server_started_before_ollama_switches_to_it_at_a_reindex_and_keeps_it(tmp_path):
+    vault, index_dir, port = tmp_path / "vault", tmp_path / "index", free_port()
+    make_vault(vault, 12)
+    server = Started(vault, index_dir, "auto", f"http://127.0.0.1:{port}", tmp_path / "1.log")
+    try:
+        server.wait_for("indexed 12 notes")  # the static table's index: Ollama is not up yet
+        client = tool_session(server.url(), find_step(10).path)
+        with OllamaOnPort(port) as ollama:
+            done = tool_call(client, "reindex")
+            assert done["isError"] is False, done
+            assert "switch" in server.log.read_text() or "Ollama answers now" in server.log.read_text()
+            built = ollama.texts()
+            assert built > 12  # the reindex embedded the vault with Ollama
+            before = len(ollama.embedded())
+            hits = tool_call(client, "search_vault", query="starter", mode="semantic")
+            assert hits["isError"] is False, hits
+            assert len(ollama.embedded()) == before + 1  # the query was embedded by Ollama: its index answers
+    finally:
+        server.stop()
+    assert len(embedder_folders(index_dir)) == 2  # the table's index kept beside Ollama's
+
+
+def test_a_late_ollama_is_found_by_the_look_every_so_often(tmp_path):
+    with step_modules(find_step(10).path):
+        from embeddings import make_embedder
+        from index import open_embedder_folder
+        from vault import Vault
+        from vault_index import VaultIndex
+        from ollama_client import OllamaEmbedder
+    vault = tmp_path / "vault"
+    make_vault(vault, 6)
+    static, _ = make_embedder("hash")
+    index = VaultIndex(Vault(vault), static, open_embedder_folder(tmp_path / "index", static.name))
+    index.open()
+    asked = []
+    with CountingOllama() as ollama:
+        def find():
+            asked.append(time.monotonic())
+            if len(asked) < 3:  # not up for the first two looks
+                return None
+            embedder = OllamaEmbedder(ollama.url)
+            return embedder, open_embedder_folder(tmp_path / "index", embedder.name)
+        index.look_for_better(find, every=0.05)
+        deadline = time.monotonic() + 20
+        while index.embedder is static and time.monotonic() < deadline:
+            time.sleep(0.05)
+        while (index.chunk_index is None or index.chunk_index.embedder is static) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        index.stop()
+        assert len(asked) == 3 and index.embedder is not static
+        assert index.chunk_index.embedder is index.embedder and ollama.texts() > 6
+        assert index.search("starter", 3)  # queries embedded by Ollama, searched in Ollama's index

@@ -529,6 +529,7 @@ class ChunkIndex:
         self.writes = 0  # note files written since the load or build
         self.complete = True  # False for a first build cut short, until reconcile has added the rest
         self.writable = True  # False where another server writes this folder: changes stay in memory
+        self.embedder = None  # the embedder whose vectors these are, which must embed the queries
         self.keywords_stored: int | None = None  # the value of writes when the postings were last stored
 
     @property
@@ -623,7 +624,7 @@ class ChunkIndex:
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
-        index.writable = writable
+        index.writable, index.embedder = writable, embedder
         if not writable:
             return index.fill_in_memory(embedded, total, progress, started, stop)
         index.notes_dir.mkdir(parents=True)

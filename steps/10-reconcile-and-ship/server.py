@@ -32,7 +32,7 @@ from embeddings import KINDS, make_embedder
 from http_transport import McpHttpServer
 from index import default_index_dir, open_embedder_folder
 from limits import Limits
-from ollama_client import DEFAULT_MODEL, OllamaError
+from ollama_client import DEFAULT_MODEL, OllamaEmbedder, OllamaError
 from protocol import SERVER_INFO, Server
 from scratch_vault import DEFAULT_VAULT, scratch_vault
 from static_embedder import TableMissing
@@ -69,6 +69,8 @@ def main():
     except ValueError as error:  # an index folder inside the vault would show among its notes
         sys.exit(f"--index-dir: {error}")
     index = VaultIndex(vault, embedder, open_embedder_folder(folder, embedder.name))  # one index per embedder
+    if args.embedder == "auto" and not isinstance(embedder, OllamaEmbedder):  # Ollama may come up later
+        index.look_for_better(ollama_finder(folder, args.model))
     log.info("index: %s", index.directory)
     hub = Hub()
     watcher = watch(vault, index, hub, args)  # first: its snapshot comes before the index reads a note
@@ -84,6 +86,21 @@ def main():
         pass
     finally:
         shut_down(watcher, hub, index)
+
+
+# region ollama-finder
+def ollama_finder(folder: Path, model: str):
+    """find() for VaultIndex.look_for_better: Ollama's embedder and its index's folder
+    once Ollama answers and has the model, else None. One quick look, no retries."""
+    def find():
+        ollama = OllamaEmbedder(None, model)
+        try:
+            ollama.check()
+        except OllamaError:
+            return None
+        return ollama, open_embedder_folder(folder, ollama.name)
+    return find
+# endregion ollama-finder
 
 
 def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:

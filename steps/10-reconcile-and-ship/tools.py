@@ -388,7 +388,7 @@ def reindex(context: Context, arguments: dict) -> dict:
         if done == total or done % max(1, total // 20) == 0:  # every note below 40, else about 20 reports
             context.progress(done, total, f"{done} of {total} notes embedded")
 
-    index = context.index.rebuild(progress, stop=context.cancelled)  # BuildStopped if cancelled
+    index = context.index.reindex(progress, stop=context.cancelled)  # BuildStopped if cancelled
     return {"notes": len(index.note_paths()), "chunks": len(index)}
 
 

@@ -63,6 +63,30 @@ class EitherSet:
         return any(event.is_set() for event in self.events)
 
 
+class Switch:
+    """A VaultIndex's move to another embedder and the folder of its index, for a `with`
+    block run while the build lock is held; undone if the block fails, so that the
+    index in use stays with the embedder that made it."""
+
+    def __init__(self, vault_index, embedder, directory):
+        self.vault_index, self.embedder, self.directory = vault_index, embedder, Path(directory)
+        self.before = None
+
+    def __enter__(self):
+        index = self.vault_index
+        self.before = (index.embedder, index.directory, index.writer, index.writable)
+        index.embedder, index.directory, index.writer = self.embedder, self.directory, None
+        index.take_writer_lock()
+
+    def __exit__(self, failed, *_):
+        index = self.vault_index
+        dropped = self.before[2] if failed is None else index.writer  # the lock of the folder left
+        if dropped is not None:
+            dropped.close()
+        if failed is not None:
+            index.embedder, index.directory, index.writer, index.writable = self.before
+
+
 class NotReady(Exception):
     """The index is still being built; the message says how far it has got."""
 
@@ -78,16 +102,62 @@ class VaultIndex:
         self.stale = 0  # notes reconcile has yet to check (staleness)
         self.reconciling = False  # reconcile holds build_lock: a reindex now says so, not 'being rebuilt'
         self.building: ChunkIndex | None = None  # the first build's index while it grows, searched meanwhile
-        self.build_lock = threading.Lock()  # one build at a time
+        self.build_lock = threading.RLock()  # one build at a time; a switch holds it around one
         self.save_lock, self.save_timer = threading.Lock(), None  # see save_keywords_later
         self.writable, self.writer = True, None  # see take_writer_lock
         self.stopping, self.thread = threading.Event(), None  # see stop
+        self.find_better = None  # see look_for_better
 
     def start(self, rebuild: bool = False) -> threading.Thread:
         """Load the index, or build it if there is none, in a thread of its own."""
         self.thread = threading.Thread(target=self.open, args=(rebuild,), name="index", daemon=True)
         self.thread.start()
         return self.thread
+
+    # region ollama-found-late
+    def look_for_better(self, find, every: float = 60.0) -> None:
+        """Started with the static table because Ollama did not answer: look again every
+        `every` seconds until find() gives Ollama's embedder and the folder of its index,
+        then switch to it, in a thread of its own; a reindex looks too (reindex)."""
+        self.find_better = find
+
+        def look():
+            while not self.stopping.wait(every):
+                if self.switch_if_found(find):
+                    return
+        threading.Thread(target=look, name="look-for-ollama", daemon=True).start()
+
+    def switch_if_found(self, find) -> bool:
+        """Switch to the embedder find() gives, if any: its stored index is loaded and
+        reconciled, or built, while searches go on from the index in use (each index
+        embeds queries with its own embedder). True once switched."""
+        found = find()
+        if found is None:
+            return False
+        log.info("embeddings: Ollama answers now; switching to its index in %s", found[1])
+        try:
+            with self.build_lock, Switch(self, *found):
+                if not self.catch_up():  # no index of it yet, or none usable: built now
+                    self.rebuild()  # the index in use answers until this one is whole
+        except (NotReady, BuildStopped):  # a reindex under way, or the server stopping: later
+            return False
+        except Exception:  # Ollama gone again, say: the index in use stays in use
+            log.exception("embeddings: could not switch to Ollama's index")
+            return False
+        return True
+    # endregion ollama-found-late
+
+    def reindex(self, progress=None, stop=None) -> ChunkIndex:
+        """rebuild, for the reindex tool: with Ollama's embedder if it answers now."""
+        found = self.find_better() if self.find_better else None
+        if found is None or not self.build_lock.acquire(blocking=False):  # rebuild says why it cannot
+            return self.rebuild(progress, stop)
+        try:
+            log.info("embeddings: Ollama answers now; the reindex builds its index in %s", found[1])
+            with Switch(self, *found):
+                return self.rebuild(progress, stop)
+        finally:
+            self.build_lock.release()
 
     # region stop
     def stop(self, seconds: float = 3.0) -> None:
@@ -134,7 +204,6 @@ class VaultIndex:
                 report = reconcile(self)
             except IndexUnusable as why:
                 log.info("index: %s; building it", why)
-                self.chunk_index = None
                 return False
             finally:
                 self.reconciling = False
@@ -151,6 +220,8 @@ class VaultIndex:
         """Two clients on one vault (Claude Desktop and Claude Code, say) start two servers
         that share this folder. One of them writes it; the other loads it, keeps its own
         changes in memory, and never writes or deletes a file the first may be using."""
+        if self.writer is not None and Path(self.writer.name).parent == self.directory:
+            return  # held already: a second lock of this process would be refused by the first
         self.directory.mkdir(parents=True, exist_ok=True)
         self.writer = writer_lock(self.directory)
         self.writable = self.writer is not None
@@ -164,7 +235,7 @@ class VaultIndex:
         """The stored index, and the link graph stored with it, which answers use from now on.
         Until reconcile has checked every note, they say how many it has yet to check."""
         index = ChunkIndex.load(self.directory, self.embedder.name, self.dimension())
-        index.writable = self.writable
+        index.writable, index.embedder = self.writable, self.embedder
         if not index.complete:
             log.info("index: going on with a first build a stop cut short: %d notes were done", len(index.note_meta()))
         log.info("index: keyword postings %s", "loaded with it" if index.has_keywords() else "to build from the chunks")
@@ -369,9 +440,9 @@ class VaultIndex:
         stale = self.staleness()  # before the index is read, as the counts above
         index = self.chunk_index  # one read: a rebuild may swap it meanwhile
         if index is not None:
-            return search(index, self.embedder, query, limit, folder, tag, mode), stale
+            return search(index, index.embedder or self.embedder, query, limit, folder, tag, mode), stale
         if building is not None:  # counted before the search: the answer holds at least that many notes
-            return search(building, self.embedder, query, limit, folder, tag, mode), progress
+            return search(building, building.embedder or self.embedder, query, limit, folder, tag, mode), progress
         if self.ready.is_set():
             raise NotReady("The search index could not be built; the server log says why. Try reindex.")
         raise NotReady("The search index is still being built (starting); try again in a moment")
