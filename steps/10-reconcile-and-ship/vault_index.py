@@ -167,6 +167,9 @@ class VaultIndex:
         self.stopping.set()
         if self.thread is not None:
             self.thread.join(seconds)
+        if self.writer is not None:  # the next server to start writes the index
+            self.writer.close()
+            self.writer = None
     # endregion stop
 
     # region open
