@@ -480,3 +480,24 @@ def test_a_late_ollama_is_found_by_the_look_every_so_often(tmp_path):
         assert len(asked) == 3 and index.embedder is not static
         assert index.chunk_index.embedder is index.embedder and ollama.texts() > 6
         assert index.search("starter", 3)  # queries embedded by Ollama, searched in Ollama's index
+
+
+def test_over_stdio_a_burst_of_calls_is_answered_each_once_whatever_the_order(tmp_path):
+    """More calls at once than MAX_AT_ONCE: the reader waits for a thread, and every
+    call gets exactly one answer, which JSON-RPC pairs with it by id."""
+    vault = tmp_path / "vault"
+    make_vault(vault, 20)
+    server = StdioServer(SERVER, "--vault", str(vault), env=quiet_environment(str(tmp_path / "index")))
+    try:
+        server.handshake()
+        calls = [rpc("tools/call", id=100 + number, name="search_vault", arguments={"query": f"bread {number}"})
+                 if number % 2 else rpc("tools/call", id=100 + number, name="list_notes", arguments={})
+                 for number in range(40)]
+        server.send_line(b"\n".join(json.dumps(call).encode() for call in calls))
+        answers = [server.read(timeout=30) for _ in calls]
+        assert sorted(answer["id"] for answer in answers) == [call["id"] for call in calls]
+        assert all(answer["result"]["isError"] is False for answer in answers), answers
+        server.send(rpc("ping", id=1))
+        assert server.read()["id"] == 1  # and nothing more came: no answer was sent twice
+    finally:
+        server.process.kill()
