@@ -362,6 +362,16 @@ def found(client, words: str) -> bool:
     return any("Quokka" in hit["path"] for hit in result.get("structuredContent", {}).get("results", []))
 
 
+def made_and_found(maker, finders, title: str, word: str) -> None:
+    """create_note through `maker`, then wait until every one of `finders` finds the note."""
+    made = tool_call(maker, "create_note", title=title, content=f"The {word} sourdough method.")
+    assert made["isError"] is False, made
+    deadline = time.monotonic() + 30
+    while not all(found(client, word) for client in finders):
+        assert time.monotonic() < deadline, f"a server never found {title!r}"
+        time.sleep(0.2)
+
+
 def test_two_servers_on_one_vault_both_find_a_note_made_through_either_while_the_other_reindexes(tmp_path):
     vault, index_dir = tmp_path / "vault", tmp_path / "index"
     make_vault(vault, 60)
@@ -379,23 +389,13 @@ def test_two_servers_on_one_vault_both_find_a_note_made_through_either_while_the
             reindex = threading.Thread(target=lambda: reindexed.append(tool_call(one, "reindex")))
             reindex.start()
             time.sleep(0.5)
-            made = tool_call(two, "create_note", title="Quokka notes", content="The zyxquokka sourdough method.")
-            assert made["isError"] is False, made
-            deadline = time.monotonic() + 30
-            while not (found(one, "zyxquokka") and found(two, "zyxquokka")):
-                assert time.monotonic() < deadline, "a server never found the note"
-                time.sleep(0.2)
+            made_and_found(two, [one, two], "Quokka notes", "zyxquokka")
             reindex.join(timeout=60)
             assert reindexed and reindexed[0]["isError"] is False, reindexed
             assert found(one, "zyxquokka") and found(two, "zyxquokka")  # after the switch too
             ollama.delay = 0
             # The reindex removed the generation the second server loaded: it writes nothing there.
-            made = tool_call(two, "create_note", title="Quokka more", content="Later zyxwombat notes.")
-            assert made["isError"] is False, made
-            deadline = time.monotonic() + 30
-            while not (found(one, "zyxwombat") and found(two, "zyxwombat")):
-                assert time.monotonic() < deadline, "a server never found the second note"
-                time.sleep(0.2)
+            made_and_found(two, [one, two], "Quokka more", "zyxwombat")
         finally:
             for server in (first, second):
                 if server is not None:
