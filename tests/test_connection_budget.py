@@ -215,13 +215,17 @@ def get_stream_request(port: int, session_id: str) -> bytes:
 
 
 def stream(request_for, opened: list):
-    """Open a stream, read its status, and hold it without reading more; a refused
-    stream (503) is asked again at once, as an attacker would."""
+    """Open a stream, read its status, and hold it without reading more. A refused
+    stream (503, "try again later") is asked again a second later: refused streams
+    asked again at once would be a flood of requests, which no slots can hold off,
+    and this test is about the streams that are open."""
     def move(sock, stopped):
         sock.sendall(request_for())
         if status_line(sock).startswith(b"HTTP/1.1 200"):
             opened.append(1)
             stopped.wait(ATTACK_SECONDS * 3)
+        else:
+            stopped.wait(1.0)
     return move
 
 
