@@ -15,7 +15,10 @@ with the offline static embedder, as a desktop client would:
 - resident memory of the server process: its peak (VmHWM) and what it holds (VmRSS),
   from /proc, after the build and after a restart.
 
-BENCH_VAULT_NOTES=n for another size (the targets are for 10,000). With
+BENCH_VAULT_NOTES=n for another size (the targets are for 10,000).
+BENCH_VAULT_FROM=folder builds the vault from a real one instead: its notes copied
+into "Copy 1/", "Copy 2/", ... until there are BENCH_VAULT_NOTES (Obsidian's help
+vault, `en/` of obsidianmd/obsidian-help, copied 58 times is 10,034 notes). With
 BENCH_OLLAMA=host:port (e.g. 127.0.0.1:11500), it also builds BENCH_OLLAMA_NOTES
 notes (default 500) with Ollama there, and embeds the same chunks with the embedder
 alone in batches, to show what indexing adds to the embedding.
@@ -36,6 +39,7 @@ sys.path.insert(0, str(HERE))
 from generated_vault import make_vault  # noqa: E402
 
 NOTES = int(os.environ.get("BENCH_VAULT_NOTES", "10000"))
+COPY_FROM = os.environ.get("BENCH_VAULT_FROM", "")
 OLLAMA = os.environ.get("BENCH_OLLAMA", "")
 OLLAMA_NOTES = int(os.environ.get("BENCH_OLLAMA_NOTES", "500"))
 TARGET_BUILD_RATE, TARGET_RESTART_S, TARGET_RECONCILE_S, TARGET_MEMORY_MB = 300, 2.0, 1.0, 250
@@ -141,6 +145,23 @@ def reconcile_seconds(vault: Path, index_dir: Path) -> tuple[float, float, str]:
     return float(load_s), float(reconcile_s), report.strip()
 
 
+def copy_vault(source: Path, folder: Path, notes: int) -> list[str]:
+    """The notes of `source` copied whole into numbered folders until there are `notes`."""
+    originals = sorted(path.relative_to(source) for path in source.rglob("*.md")
+                       if not any(part.startswith(".") for part in path.relative_to(source).parts))
+    if not originals:
+        raise SystemExit(f"BENCH_VAULT_FROM={source}: no notes there")
+    paths = []
+    while len(paths) < notes:
+        copy = f"Copy {len(paths) // len(originals) + 1}"
+        for original in originals[: notes - len(paths)]:
+            target = folder / copy / original
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes((source / original).read_bytes())
+            paths.append(f"{copy}/{original.as_posix()}")
+    return paths
+
+
 def verdict(met: bool) -> str:
     return "met" if met else "NOT met"
 
@@ -220,13 +241,15 @@ def bench_ollama(folder: Path) -> None:
 def main() -> int:
     began = time.monotonic()
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"step 10 on a generated vault of {NOTES} notes; {os.cpu_count()} CPUs, load average {load}")
+    kind = f"copies of {COPY_FROM}" if COPY_FROM else "a generated vault"
+    print(f"step 10 on {kind}, {NOTES} notes; {os.cpu_count()} CPUs, load average {load}")
     with tempfile.TemporaryDirectory(prefix="bench-vault-") as name:
         folder = Path(name)
         vault = folder / "vault"
-        paths = make_vault(vault, NOTES)
-        size = sum(file.stat().st_size for file in vault.rglob("*.md")) / 1e6
-        print(f"wrote {NOTES} notes, {size:.0f} MB (not measured: {time.monotonic() - began:.0f} s)")
+        paths = copy_vault(Path(COPY_FROM), vault, NOTES) if COPY_FROM else make_vault(vault, NOTES)
+        size = sum(file.stat().st_size for file in vault.rglob("*.md"))
+        print(f"wrote {NOTES} notes, {size / 1e6:.0f} MB, a mean of {size / NOTES / 1000:.1f} KB "
+              f"(not measured: {time.monotonic() - began:.0f} s)")
         bench_offline(vault, paths, folder)
         if OLLAMA:
             bench_ollama(folder)

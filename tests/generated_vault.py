@@ -1,11 +1,15 @@
 """A generated vault with the structure of a real one, for benchmarks: make_vault(folder, notes, seed).
 
-Each note has frontmatter (tags, aliases, sometimes a description), a first paragraph,
-three to six sections under headings (some nested), wikilinks to other notes (some to
-a heading, some with display text, a few to notes that do not exist), inline tags
-and now and then a list or a code block. The words are whole English words of the
-static embedder's vocabulary, drawn by Zipf's law, so tokenizing and embedding cost
-what they cost on real text. The same seed makes the same vault, byte for byte.
+Each note is the size of a real one (a mean of about 6 KB, as in Obsidian's own help
+vault and the corpora of real notes measured beside it) and is written in the Markdown
+real notes use: frontmatter (tags, aliases, a status, dates, sometimes a description),
+a first paragraph, three to eight sections under headings (some nested), wikilinks to
+other notes (some to a heading, some with display text, a few to notes that do not
+exist), embeds, Markdown links to the web, inline tags, bold and inline code, bulleted,
+numbered and task lists, tables, callouts and fenced code. The words are whole English
+words of the static embedder's vocabulary, drawn by Zipf's law, so tokenizing and
+embedding cost what they cost on real text. The same seed makes the same vault, byte
+for byte.
 """
 import random
 from itertools import accumulate
@@ -70,19 +74,63 @@ class Writer:
             lines.append(f"aliases: [{self.rng.choice(self.words[100:4000]).capitalize()}]")
         if self.rng.random() < 0.4:
             lines.append(f"description: {self.sentence(links=False)}")
+        lines.append(f"status: {self.rng.choice(['draft', 'active', 'done', 'someday'])}")
         lines.append(f"created: 2025-{self.rng.randint(1, 12):02d}-{self.rng.randint(1, 28):02d}")
         return "\n".join(lines + ["---", ""])
 
+    def words_of(self, low: int, high: int) -> str:
+        return " ".join(self.rng.choices(self.words[:3000], k=self.rng.randint(low, high)))
+
+    def rich_sentence(self) -> str:
+        """A sentence with, now and then, what real prose carries: bold, inline code, a web link."""
+        sentence = self.sentence()
+        roll = self.rng.random()
+        if roll < 0.08:
+            return f"{sentence[:-1]} **{self.words_of(1, 3)}**."
+        if roll < 0.14:
+            return f"{sentence[:-1]} with `{self.rng.choice(self.words[:3000])}_{self.rng.randrange(100)}`."
+        if roll < 0.18:
+            return f"{sentence[:-1]}, see [{self.words_of(1, 3)}](https://example.org/{self.rng.choice(self.words)})."
+        return sentence
+
+    def prose(self) -> str:
+        return " ".join(self.rich_sentence() for _ in range(self.rng.randint(3, 7)))
+
+    def block(self) -> list[str]:
+        """One of the blocks that real notes put between paragraphs."""
+        roll = self.rng.random()
+        if roll < 0.3:
+            return [f"- {self.sentence()}" for _ in range(self.rng.randint(3, 6))]
+        if roll < 0.42:
+            return [f"{number}. {self.sentence()}" for number in range(1, self.rng.randint(3, 6))]
+        if roll < 0.52:
+            return [f"- [{self.rng.choice(' x')}] {self.sentence(links=False)}" for _ in range(self.rng.randint(2, 5))]
+        if roll < 0.62:
+            rows = [f"| {self.words_of(1, 2)} | {self.words_of(1, 4)} | {self.rng.randint(1, 900)} |"
+                    for _ in range(self.rng.randint(2, 5))]
+            return ["| Name | Notes | Count |", "| --- | --- | ---: |"] + rows
+        if roll < 0.72:
+            kind = self.rng.choice(["note", "tip", "warning", "info"])
+            return [f"> [!{kind}] {self.words_of(2, 4).capitalize()}", f"> {self.sentence()}"]
+        if roll < 0.82:
+            name = self.rng.choice(self.words[:3000])
+            return ["```python", f"def {name}(items):", f"    # {self.words_of(3, 8)}",
+                    f"    return [item for item in items if item.{name}]", "```"]
+        if roll < 0.9:
+            target = self.rng.choice(self.titles)
+            return [f"![[{target}#{self.words_of(1, 2).capitalize()}]]" if roll < 0.86 else
+                    f"![[{self.rng.choice(self.words[:3000])}.png]]"]
+        return [f"> {self.sentence()}"]
+
     def note(self, number: int) -> str:
-        parts = [self.frontmatter(), f"# {self.titles[number]}", "", self.paragraph(), ""]
-        for _ in range(self.rng.randint(3, 6)):
+        parts = [self.frontmatter(), f"# {self.titles[number]}", "", self.prose(), ""]
+        for _ in range(self.rng.randint(3, 8)):
             level = "##" if self.rng.random() < 0.7 else "###"
-            parts += [f"{level} {' '.join(self.rng.choices(self.words[:3000], k=3)).capitalize()}", ""]
-            parts += [self.paragraph(), ""]
-            if self.rng.random() < 0.2:
-                parts += [f"- {self.sentence()}" for _ in range(3)] + [""]
-            if self.rng.random() < 0.05:
-                parts += ["```python", "print([[not a link]])", "```", ""]
+            parts += [f"{level} {self.words_of(2, 4).capitalize()}", ""]
+            for _ in range(self.rng.randint(1, 2)):
+                parts += [self.prose(), ""]
+                if self.rng.random() < 0.45:
+                    parts += self.block() + [""]
         return "\n".join(parts)
 
 

@@ -40,7 +40,7 @@ class Chunk:
     line: int  # where the piece starts
 
 
-@dataclass
+@dataclass(slots=True)  # no __dict__ per link: the graph holds every link of the vault
 class Link:
     target: str  # the note or file as written, "Folder/Note" ("Note.md" becomes "Note"); "" = this note
     subpath: str = ""  # after the first "#": "Heading", "H1#H2", "^block-id", "page=3"
