@@ -332,6 +332,10 @@ def test_stdio_a_cancelled_listen_hears_no_more(step, tmp_path):
                      "params": {"_meta": STATELESS_META, "notifications": {"resourcesListChanged": True}}})
         assert server.read()["method"] == "notifications/subscriptions/acknowledged"
         server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "L"}})
+        # Lines are read in order: once this is answered, the cancel has been read. Without it,
+        # on a busy machine the watcher could see the note before the server read the cancel.
+        assert server.ask({"jsonrpc": "2.0", "id": "read", "method": "server/discover",
+                           "params": {"_meta": STATELESS_META}})["id"] == "read"
         (vault / "After the cancel.md").write_text("New.\n")
         time.sleep(1)  # the watcher has seen it
         server.send({"jsonrpc": "2.0", "id": "last", "method": "server/discover", "params": {"_meta": STATELESS_META}})
