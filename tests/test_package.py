@@ -17,7 +17,7 @@ import pytest
 from helpers import StdioServer, rpc
 from launch import quiet_environment
 from manifest import SAMPLE_VAULT, STEPS_DIR, load_steps, shared_data
-from mcpb_client import build, launch_command, unpack
+from mcpb_client import build, launch_command, old_python_machine, unpack
 
 STEP = load_steps()[-1]
 BUNDLE, PYZ = "obsidian-vault.mcpb", "obsidian-vault.pyz"
@@ -241,7 +241,7 @@ def test_the_bundle_starts_as_its_manifest_says_and_writes_to_the_inbox_the_user
     unpacked = tmp_path / "installed"
     unpack(dist / BUNDLE, unpacked)
     command, env = launch_command(bundle_manifest, unpacked, {"vault": str(vault), "embedder": "hash", "inbox": inbox})
-    assert command[1:3] == [str(unpacked / "server" / "server.py"), "--stdio"]
+    assert command[:3] == ["/bin/sh", str(unpacked / "server" / "find_python.sh"), "--stdio"]
     server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")) | env)
     try:
         tools = conversation(server)
@@ -267,3 +267,46 @@ def test_the_private_folders_a_user_sets_in_the_bundle_are_never_listed(dist, va
     finally:
         server.stop()
     assert listed and not [note for note in listed if note.startswith(("Journal/", "Reading/"))]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the bundle starts through py on Windows")
+def test_the_bundle_finds_a_newer_python_where_homebrew_puts_it_when_python3_is_old(
+        dist, vault, tmp_path, bundle_manifest):
+    machine = old_python_machine(tmp_path / "machine")
+    unpack(dist / BUNDLE, tmp_path / "installed")
+    command, env = launch_command(bundle_manifest, tmp_path / "installed", {"vault": str(vault)})
+    server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")) | env | machine)
+    try:
+        conversation(server)
+        assert call(server, "get_note", path="Ferments/Crème fraîche")["path"] == "Ferments/Crème fraîche.md"
+    finally:
+        server.stop()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the bundle starts through py on Windows")
+def test_without_a_new_enough_python_the_bundle_says_where_it_looked_and_what_to_install(
+        dist, vault, tmp_path, bundle_manifest):
+    machine = old_python_machine(tmp_path / "machine", newer_in=None)
+    unpack(dist / BUNDLE, tmp_path / "installed")
+    command, env = launch_command(bundle_manifest, tmp_path / "installed", {"vault": str(vault)})
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+                          env=quiet_environment(str(tmp_path / "index")) | env | machine)
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"{machine['PATH']}/python3 is 3.9" in done.stderr
+    assert f"{machine['VAULT_MCP_SEARCH_ROOT']}/opt/homebrew/bin" in done.stderr and "python.org" in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sh and symbolic links")
+@pytest.mark.parametrize("place", ["Library/Frameworks/Python.framework/Versions/3.12/bin", "usr/local/bin",
+                                   "~/.pyenv/versions/3.12.4/bin", "~/.local/share/uv/python/cpython-3.13.1-macos/bin"])
+def test_the_launcher_finds_a_python_in_each_place_installers_use(tmp_path, place):
+    """Named python3.12, as installers name it: found before the old python3 of PATH."""
+    machine = old_python_machine(tmp_path / "machine", newer_in=None)
+    home, root = Path(machine["HOME"]), Path(machine["VAULT_MCP_SEARCH_ROOT"])
+    folder = home / place[2:] if place.startswith("~/") else root / place
+    folder.mkdir(parents=True)
+    (folder / "python3.12").symlink_to(os.path.realpath(sys.executable))
+    launcher = STEP.path / "find_python.sh"
+    done = subprocess.run(["/bin/sh", str(launcher), "--version"], capture_output=True, text=True, timeout=30,
+                          env=machine)
+    assert done.returncode == 0 and done.stdout.startswith("vault-mcp "), done.stderr
