@@ -135,6 +135,7 @@ def bundle_manifest() -> dict:
                        "to its inbox. Python's standard library only: nothing to install.",
         "author": {"name": "vault-mcp-guide"},
         "license": "MIT",
+        "icon": "data/icon-512.png",  # shared data (steps.toml): at data/ in the bundle
         "keywords": ["obsidian", "notes", "markdown", "search"],
         "server": {"type": "python", "entry_point": "server/server.py", "mcp_config": start_command(server)},
         "tools": [{"name": tool.name, "description": tool.description} for tool in tools.TOOLS.values()],
@@ -148,7 +149,7 @@ def optional_settings(server) -> dict[str, tuple[str, str]]:
     return {
         "inbox": ("Inbox folder", "The folder of the vault where new notes are saved"),
         "embedder": ("Embedder", f"How notes become vectors for search: {', '.join(server.KINDS)} "
-                                 "(auto: Ollama if it answers, else offline hashing)"),
+                                 "(auto: Ollama if it answers, else the offline static table)"),
         "model": ("Ollama model", "The embedding model Ollama runs, when the embedder is Ollama"),
         "exclude": ("Private folders", "Folders of the vault the assistant must never see, as if they did not "
                                        "exist; separate several with ':' (';' on Windows)"),

@@ -91,3 +91,10 @@ def test_vault_mcp_serves_a_vault_over_stdio(installed, tmp_path):
         assert "Ferments/Crème fraîche.md" in [hit["path"] for hit in found[:3]], found
     finally:
         server.stop()
+
+
+def test_vault_mcp_without_a_vault_says_to_give_one(installed, tmp_path):
+    done = subprocess.run([str(installed / BIN / "vault-mcp"), "--stdio"], capture_output=True, text=True,
+                          timeout=30, stdin=subprocess.DEVNULL, cwd=tmp_path,
+                          env=quiet_environment(str(tmp_path / "index")))
+    assert done.returncode == 1 and "--vault" in done.stderr and "steps.toml" not in done.stderr, done.stderr

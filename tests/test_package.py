@@ -3,10 +3,13 @@ manifest of the MCPB shape that says what the server is, every module the server
 imports inside, and both archives started as a user would start them, answering
 over stdio. The official tools (mcpb validate, the SDK's client) drive the same
 archives in make interop."""
+import base64
+import importlib.util
 import json
 import modulefinder
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import zipfile
@@ -21,6 +24,7 @@ from mcpb_client import build, launch_command, old_python_machine, unpack
 
 STEP = load_steps()[-1]
 BUNDLE, PYZ = "obsidian-vault.mcpb", "obsidian-vault.pyz"
+ICON = STEPS_DIR / "data" / "icon-64.png"  # the one serverInfo carries
 INITIALIZE = rpc("initialize", protocolVersion="2025-11-25", capabilities={},
                  clientInfo={"name": "pytest", "version": "1"})
 
@@ -183,7 +187,12 @@ def test_the_pyz_runs_alone_and_answers_over_stdio(dist, vault, tmp_path):
     command = [sys.executable, "-I", str(pyz), "--vault", str(vault), "--stdio"]
     server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")))
     try:
-        assert [tool["name"] for tool in conversation(server)][:2] == ["list_notes", "get_note"]
+        icons = server.ask(INITIALIZE)["result"]["serverInfo"]["icons"]  # read from inside the zip
+        assert icons == [{"src": "data:image/png;base64," + base64.b64encode(ICON.read_bytes()).decode(),
+                          "mimeType": "image/png", "sizes": ["%dx%d" % png_size(ICON.read_bytes())]}]
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert [tool["name"] for tool in server.ask(rpc("tools/list", id=2))["result"]["tools"]][:2] == [
+            "list_notes", "get_note"]
         assert call(server, "get_note", path="Ferments/Crème fraîche")["path"] == "Ferments/Crème fraîche.md"
     finally:
         server.stop()
@@ -219,6 +228,40 @@ def test_the_pyz_reads_the_confusables_table_from_inside_itself(dist, vault, tmp
         assert refused["isError"] and 'looks just like the note "Inbox/Idea.md"' in refused["content"][0]["text"]
     finally:
         server.stop()
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk, after checking the signature."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_the_bundle_carries_its_icon_where_the_manifest_says(dist, bundle_manifest):
+    with zipfile.ZipFile(dist / BUNDLE) as archive:
+        icon = archive.read(bundle_manifest["icon"])
+    assert png_size(icon) == (512, 512)  # the size Claude Desktop asks for
+
+
+def test_the_icons_are_what_draw_icon_draws():
+    """steps/data/draw_icon.py, run again, gives the bytes checked in (the small one: the big one takes seconds)."""
+    spec = importlib.util.spec_from_file_location("draw_icon", STEPS_DIR / "data" / "draw_icon.py")
+    draw_icon = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(draw_icon)
+    assert draw_icon.png(64) == ICON.read_bytes()
+
+
+def test_the_embedder_setting_names_the_fallback_the_server_uses(bundle_manifest):
+    said = bundle_manifest["user_config"]["embedder"]["description"]
+    assert "else the offline static table" in said and "hashing" not in said, said
+
+
+def test_the_pyz_without_a_vault_says_to_give_one(dist, tmp_path):
+    """Away from the repository there is no practice vault: the message names --vault, not steps.toml."""
+    done = subprocess.run([sys.executable, "-I", str(dist / PYZ), "--stdio"], capture_output=True, text=True,
+                          timeout=30, stdin=subprocess.DEVNULL, cwd=tmp_path,
+                          env=quiet_environment(str(tmp_path / "index")))
+    assert done.returncode == 1
+    assert "--vault" in done.stderr and "steps.toml" not in done.stderr, done.stderr
 
 
 def test_the_pyz_says_its_version_and_refuses_a_vault_that_is_not_there(dist, tmp_path):

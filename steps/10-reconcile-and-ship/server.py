@@ -35,7 +35,7 @@ from index import default_index_dir, open_embedder_folder
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaEmbedder, OllamaError
 from protocol import SERVER_INFO, Server
-from scratch_vault import DEFAULT_VAULT, scratch_vault
+from scratch_vault import DEFAULT_VAULT, scratch_vault, steps_folder
 from static_embedder import TableMissing
 from stdio_transport import serve_stdio
 from subscriptions import Hub
@@ -50,7 +50,7 @@ def main():
     args = parse_args()
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")  # stderr
     try:
-        vault = Vault(args.vault or scratch_vault(), deny=args.exclude)
+        vault = Vault(args.vault or practice_vault(), deny=args.exclude)
     except OSError as error:
         sys.exit(f"Cannot open the vault {args.vault or DEFAULT_VAULT}: {error.strerror or error}. Give a folder with --vault or VAULT_MCP_VAULT.")
     except VaultError as error:
@@ -80,6 +80,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         if args.stdio:
+            say_if_a_person_is_waiting()
             serve_stdio(Server(vault, index, args.inbox, hub))
         else:
             serve_http(args, Server(vault, index, args.inbox, hub))
@@ -87,6 +88,26 @@ def main():
         pass
     finally:
         shut_down(watcher, hub, index)
+
+
+def practice_vault() -> Path:
+    """Without --vault, the step's practice vault; but only a clone of the repository
+    has one. The .pyz and the vault-mcp command are the server alone, and their user
+    must be told to name a vault, not about a folder of the repository."""
+    try:
+        steps_folder(Path(__file__))
+    except FileNotFoundError:
+        sys.exit("No vault given: start the server with --vault FOLDER (or set VAULT_MCP_VAULT), "
+                 "FOLDER being your Obsidian vault.")
+    return scratch_vault()
+
+
+def say_if_a_person_is_waiting() -> None:
+    """--stdio is for a client that starts the server and speaks on its stdin; typed in
+    a terminal, the server would wait in silence for a message nobody will type."""
+    if sys.stdin.isatty():
+        print("Waiting for an MCP client on stdin: --stdio is for a client that starts the server "
+              "itself. Ctrl-C stops it; without --stdio it serves HTTP.", file=sys.stderr)
 
 
 # region ollama-finder
