@@ -296,6 +296,12 @@ def test_the_bundle_starts_as_its_manifest_says_and_writes_to_the_inbox_the_user
     assert (vault / folder / "From the bundle.md").is_file()
 
 
+def test_on_windows_the_bundle_starts_the_server_with_py(bundle_manifest, tmp_path):
+    """No sh there, and python may be the Store's stub: py -3, python.org's launcher, runs server.py."""
+    command, _ = launch_command(bundle_manifest, tmp_path, {"vault": "C:\\Notes"}, platform="win32")
+    assert command == ["py", "-3", f"{tmp_path}/server/server.py", "--stdio", "--vault", "C:\\Notes"]
+
+
 def test_the_private_folders_a_user_sets_in_the_bundle_are_never_listed(dist, vault, tmp_path, bundle_manifest):
     assert bundle_manifest["user_config"]["exclude"]["default"] == ""  # none unless the user names some
     unpacked = tmp_path / "installed"
