@@ -5,7 +5,10 @@
 # is Xcode's 3.9), while the Python the user installed waits where its installer put
 # it. POSIX sh and its builtins only: the PATH it is given may hold nothing else.
 
-here=${0%/*}
+case $0 in
+    */*) here=${0%/*} ;;  # the folder this file is in, beside server.py
+    *) here=. ;;
+esac
 
 # region places
 # PATH first, then where installers put Python: Homebrew (Apple silicon, then Intel
