@@ -30,6 +30,7 @@ from manifest import STEPS_DIR, load_steps
 DIST = STEPS_DIR.parent / "dist"
 BUNDLE_NAME = "obsidian-vault.mcpb"
 PYZ_NAME = "obsidian-vault.pyz"
+LAUNCHER = "find_python.sh"  # the bundle starts the server through it, on macOS and Linux
 MANIFEST_VERSION = "0.3"  # the current version of the MCPB manifest spec (MANIFEST.md)
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip can hold: no build time leaks in
 PYZ_MAIN = """\
@@ -60,7 +61,7 @@ def server_files() -> dict[str, Path]:
     """Every file both archives carry, by its path under steps/: the newest step's
     Python files, and the shared data steps.toml names under [data]."""
     step = newest_step_folder()
-    files = [*step.glob("*.py")]
+    files = [*step.glob("*.py"), step / LAUNCHER]
     for name in shared_data():
         source = STEPS_DIR / name
         files += [source] if source.is_file() else [path for path in sorted(source.rglob("*"))
@@ -134,6 +135,7 @@ def bundle_manifest() -> dict:
                        "to its inbox. Python's standard library only: nothing to install.",
         "author": {"name": "vault-mcp-guide"},
         "license": "MIT",
+        "icon": "data/icon-512.png",  # shared data (steps.toml): at data/ in the bundle
         "keywords": ["obsidian", "notes", "markdown", "search"],
         "server": {"type": "python", "entry_point": "server/server.py", "mcp_config": start_command(server)},
         "tools": [{"name": tool.name, "description": tool.description} for tool in tools.TOOLS.values()],
@@ -147,7 +149,7 @@ def optional_settings(server) -> dict[str, tuple[str, str]]:
     return {
         "inbox": ("Inbox folder", "The folder of the vault where new notes are saved"),
         "embedder": ("Embedder", f"How notes become vectors for search: {', '.join(server.KINDS)} "
-                                 "(auto: Ollama if it answers, else offline hashing)"),
+                                 "(auto: Ollama if it answers, else the offline static table)"),
         "model": ("Ollama model", "The embedding model Ollama runs, when the embedder is Ollama"),
         "exclude": ("Private folders", "Folders of the vault the assistant must never see, as if they did not "
                                        "exist; separate several with ':' (';' on Windows)"),
@@ -155,16 +157,21 @@ def optional_settings(server) -> dict[str, tuple[str, str]]:
 
 
 def start_command(server) -> dict:
-    """How the client starts the server, with ${...} for what it fills in."""
+    """How the client starts the server, with ${...} for what it fills in. Not with
+    the python3 the client finds, which may be too old: through a launcher that looks
+    for a Python 3.11 or newer where installers put one (find_python.sh)."""
+    arguments = ["--stdio", "--vault", "${user_config.vault}"]
     return {
-        "command": "python3",
-        "args": ["${__dirname}/server/server.py", "--stdio", "--vault", "${user_config.vault}"],
+        "command": "/bin/sh",
+        "args": [f"${{__dirname}}/server/{LAUNCHER}", *arguments],
         # The optional settings travel as variables: a client leaves an argument it
         # has no value for as the literal ${...}, but a variable it sets to "" is one
         # the server counts as unset, so its own default applies.
         "env": {server.env_variable(f"--{key}"): f"${{user_config.{key}}}" for key in optional_settings(server)},
-        # python.org's installer for Windows puts python on the PATH, not python3.
-        "platform_overrides": {"win32": {"command": "python"}},
+        # Windows has no sh, and its python may be the Store's stub; python.org's
+        # installer puts py there, which starts the newest Python 3 installed.
+        "platform_overrides": {"win32": {"command": "py",
+                                         "args": ["-3", "${__dirname}/server/server.py", *arguments]}},
     }
 
 

@@ -10,9 +10,10 @@ each mode, from step 8 on it asks for backlinks, opens a note by a link's name a
 lists the tags, and from step 9 on it writes a
 note with create_note and searches until the watcher has indexed it (bounded).
 Then the same conversation with the bundle of make bundle, unpacked and started as
-its manifest says, and with the .pyz of make pyz; and the official MCPB command line
-(mcpb validate, installed by make into .mcpb-cli) on the bundle's manifest, when npm
-could install it. Exits non-zero on any surprise.
+its manifest says (also on a PATH whose python3 is 3.9), and with the .pyz of make
+pyz; and the official MCPB command line (mcpb validate, installed by make into
+.mcpb-cli) on the bundle's manifest, when npm could install it. Exits non-zero on
+any surprise.
 """
 import json
 import shutil
@@ -30,7 +31,7 @@ STEPS = Path(__file__).resolve().parent.parent / "steps"
 sys.path.insert(0, str(STEPS))
 from launch import quiet_environment, running_server  # noqa: E402
 from manifest import SAMPLE_VAULT, load_steps  # noqa: E402
-from mcpb_client import build, launch_command, unpack  # noqa: E402
+from mcpb_client import build, launch_command, old_python_machine, unpack  # noqa: E402
 
 MCPB = Path(__file__).resolve().parent.parent / ".mcpb-cli" / "node_modules" / ".bin" / "mcpb"
 
@@ -138,6 +139,10 @@ def archives(tmp: Path):
     command, env = launch_command(manifest, tmp / "bundle", {"vault": str(vault), "embedder": "hash"})
     yield "bundle", StdioServerParameters(command=command[0], args=command[1:],
                                           env=quiet_environment(str(tmp / "bundle-index")) | env)
+    # The same bundle where python3 is 3.9 and a newer Python is where Homebrew puts it.
+    machine = old_python_machine(tmp / "machine")
+    yield "bundle, 3.9", StdioServerParameters(command=command[0], args=command[1:],
+                                               env=quiet_environment(str(tmp / "bundle-index")) | env | machine)
     pyz = tmp / "dist" / "obsidian-vault.pyz"
     yield "pyz", StdioServerParameters(command=sys.executable, args=[str(pyz), "--vault", str(vault), "--stdio"],
                                        cwd=str(tmp), env=quiet_environment(str(tmp / "pyz-index")))

@@ -6,8 +6,11 @@ The filling follows the reference implementation of the MCPB project
 default; in a string every known ${...} is replaced, "" included; an argument that
 is a whole ${user_config.KEY} is replaced only by a value that is not empty, and
 otherwise stays as written. Used by tests/test_package.py and tests/interop.py.
+And a machine as Claude Desktop sees it when started from the Finder: an old python3
+on PATH, a newer Python where Homebrew puts it.
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -57,3 +60,19 @@ def fill_argument(argument: str, values: dict) -> str:
     if whole:
         return values.get(whole.group(1)) or argument
     return fill(argument, values)
+
+
+def old_python_machine(folder: Path, newer_in: str | None = "opt/homebrew/bin") -> dict:
+    """The environment of a client on a machine whose PATH holds only a python3 that
+    is 3.9 (a script that says so, whatever it is asked), with an empty home, and the
+    Python running this in `newer_in` under folder/root, which the bundle's launcher
+    searches instead of / (VAULT_MCP_SEARCH_ROOT). newer_in=None: no newer Python."""
+    old, root, home = folder / "usr-bin", folder / "root", folder / "home"
+    for made in (old, root, home):
+        made.mkdir(parents=True)
+    (old / "python3").write_text("#!/bin/sh\necho 3.9\n")
+    (old / "python3").chmod(0o755)
+    if newer_in:
+        (root / newer_in).mkdir(parents=True)
+        (root / newer_in / "python3").symlink_to(os.path.realpath(sys.executable))
+    return {"PATH": str(old), "HOME": str(home), "VAULT_MCP_SEARCH_ROOT": str(root)}

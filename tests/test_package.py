@@ -3,10 +3,13 @@ manifest of the MCPB shape that says what the server is, every module the server
 imports inside, and both archives started as a user would start them, answering
 over stdio. The official tools (mcpb validate, the SDK's client) drive the same
 archives in make interop."""
+import base64
+import importlib.util
 import json
 import modulefinder
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import zipfile
@@ -17,10 +20,11 @@ import pytest
 from helpers import StdioServer, rpc
 from launch import quiet_environment
 from manifest import SAMPLE_VAULT, STEPS_DIR, load_steps, shared_data
-from mcpb_client import build, launch_command, unpack
+from mcpb_client import build, launch_command, old_python_machine, unpack
 
 STEP = load_steps()[-1]
 BUNDLE, PYZ = "obsidian-vault.mcpb", "obsidian-vault.pyz"
+ICON = STEPS_DIR / "data" / "icon-64.png"  # the one serverInfo carries
 INITIALIZE = rpc("initialize", protocolVersion="2025-11-25", capabilities={},
                  clientInfo={"name": "pytest", "version": "1"})
 
@@ -183,7 +187,12 @@ def test_the_pyz_runs_alone_and_answers_over_stdio(dist, vault, tmp_path):
     command = [sys.executable, "-I", str(pyz), "--vault", str(vault), "--stdio"]
     server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")))
     try:
-        assert [tool["name"] for tool in conversation(server)][:2] == ["list_notes", "get_note"]
+        icons = server.ask(INITIALIZE)["result"]["serverInfo"]["icons"]  # read from inside the zip
+        assert icons == [{"src": "data:image/png;base64," + base64.b64encode(ICON.read_bytes()).decode(),
+                          "mimeType": "image/png", "sizes": ["%dx%d" % png_size(ICON.read_bytes())]}]
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert [tool["name"] for tool in server.ask(rpc("tools/list", id=2))["result"]["tools"]][:2] == [
+            "list_notes", "get_note"]
         assert call(server, "get_note", path="Ferments/Crème fraîche")["path"] == "Ferments/Crème fraîche.md"
     finally:
         server.stop()
@@ -221,6 +230,40 @@ def test_the_pyz_reads_the_confusables_table_from_inside_itself(dist, vault, tmp
         server.stop()
 
 
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk, after checking the signature."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_the_bundle_carries_its_icon_where_the_manifest_says(dist, bundle_manifest):
+    with zipfile.ZipFile(dist / BUNDLE) as archive:
+        icon = archive.read(bundle_manifest["icon"])
+    assert png_size(icon) == (512, 512)  # the size Claude Desktop asks for
+
+
+def test_the_icons_are_what_draw_icon_draws():
+    """steps/data/draw_icon.py, run again, gives the bytes checked in (the small one: the big one takes seconds)."""
+    spec = importlib.util.spec_from_file_location("draw_icon", STEPS_DIR / "data" / "draw_icon.py")
+    draw_icon = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(draw_icon)
+    assert draw_icon.png(64) == ICON.read_bytes()
+
+
+def test_the_embedder_setting_names_the_fallback_the_server_uses(bundle_manifest):
+    said = bundle_manifest["user_config"]["embedder"]["description"]
+    assert "else the offline static table" in said and "hashing" not in said, said
+
+
+def test_the_pyz_without_a_vault_says_to_give_one(dist, tmp_path):
+    """Away from the repository there is no practice vault: the message names --vault, not steps.toml."""
+    done = subprocess.run([sys.executable, "-I", str(dist / PYZ), "--stdio"], capture_output=True, text=True,
+                          timeout=30, stdin=subprocess.DEVNULL, cwd=tmp_path,
+                          env=quiet_environment(str(tmp_path / "index")))
+    assert done.returncode == 1
+    assert "--vault" in done.stderr and "steps.toml" not in done.stderr, done.stderr
+
+
 def test_the_pyz_says_its_version_and_refuses_a_vault_that_is_not_there(dist, tmp_path):
     expected = subprocess.run([sys.executable, str(STEP.server), "--version"], capture_output=True, text=True).stdout
     assert subprocess.run([sys.executable, str(dist / PYZ), "--version"], capture_output=True, text=True).stdout == expected
@@ -241,7 +284,7 @@ def test_the_bundle_starts_as_its_manifest_says_and_writes_to_the_inbox_the_user
     unpacked = tmp_path / "installed"
     unpack(dist / BUNDLE, unpacked)
     command, env = launch_command(bundle_manifest, unpacked, {"vault": str(vault), "embedder": "hash", "inbox": inbox})
-    assert command[1:3] == [str(unpacked / "server" / "server.py"), "--stdio"]
+    assert command[:3] == ["/bin/sh", str(unpacked / "server" / "find_python.sh"), "--stdio"]
     server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")) | env)
     try:
         tools = conversation(server)
@@ -251,6 +294,12 @@ def test_the_bundle_starts_as_its_manifest_says_and_writes_to_the_inbox_the_user
         server.stop()
     assert made["path"] == f"{folder}/From the bundle.md"
     assert (vault / folder / "From the bundle.md").is_file()
+
+
+def test_on_windows_the_bundle_starts_the_server_with_py(bundle_manifest, tmp_path):
+    """No sh there, and python may be the Store's stub: py -3, python.org's launcher, runs server.py."""
+    command, _ = launch_command(bundle_manifest, tmp_path, {"vault": "C:\\Notes"}, platform="win32")
+    assert command == ["py", "-3", f"{tmp_path}/server/server.py", "--stdio", "--vault", "C:\\Notes"]
 
 
 def test_the_private_folders_a_user_sets_in_the_bundle_are_never_listed(dist, vault, tmp_path, bundle_manifest):
@@ -267,3 +316,46 @@ def test_the_private_folders_a_user_sets_in_the_bundle_are_never_listed(dist, va
     finally:
         server.stop()
     assert listed and not [note for note in listed if note.startswith(("Journal/", "Reading/"))]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the bundle starts through py on Windows")
+def test_the_bundle_finds_a_newer_python_where_homebrew_puts_it_when_python3_is_old(
+        dist, vault, tmp_path, bundle_manifest):
+    machine = old_python_machine(tmp_path / "machine")
+    unpack(dist / BUNDLE, tmp_path / "installed")
+    command, env = launch_command(bundle_manifest, tmp_path / "installed", {"vault": str(vault)})
+    server = StdioServer(command=command, env=quiet_environment(str(tmp_path / "index")) | env | machine)
+    try:
+        conversation(server)
+        assert call(server, "get_note", path="Ferments/Crème fraîche")["path"] == "Ferments/Crème fraîche.md"
+    finally:
+        server.stop()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the bundle starts through py on Windows")
+def test_without_a_new_enough_python_the_bundle_says_where_it_looked_and_what_to_install(
+        dist, vault, tmp_path, bundle_manifest):
+    machine = old_python_machine(tmp_path / "machine", newer_in=None)
+    unpack(dist / BUNDLE, tmp_path / "installed")
+    command, env = launch_command(bundle_manifest, tmp_path / "installed", {"vault": str(vault)})
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+                          env=quiet_environment(str(tmp_path / "index")) | env | machine)
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"{machine['PATH']}/python3 is 3.9" in done.stderr
+    assert f"{machine['VAULT_MCP_SEARCH_ROOT']}/opt/homebrew/bin" in done.stderr and "python.org" in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sh and symbolic links")
+@pytest.mark.parametrize("place", ["Library/Frameworks/Python.framework/Versions/3.12/bin", "usr/local/bin",
+                                   "~/.pyenv/versions/3.12.4/bin", "~/.local/share/uv/python/cpython-3.13.1-macos/bin"])
+def test_the_launcher_finds_a_python_in_each_place_installers_use(tmp_path, place):
+    """Named python3.12, as installers name it: found before the old python3 of PATH."""
+    machine = old_python_machine(tmp_path / "machine", newer_in=None)
+    home, root = Path(machine["HOME"]), Path(machine["VAULT_MCP_SEARCH_ROOT"])
+    folder = home / place[2:] if place.startswith("~/") else root / place
+    folder.mkdir(parents=True)
+    (folder / "python3.12").symlink_to(os.path.realpath(sys.executable))
+    launcher = STEP.path / "find_python.sh"
+    done = subprocess.run(["/bin/sh", str(launcher), "--version"], capture_output=True, text=True, timeout=30,
+                          env=machine)
+    assert done.returncode == 0 and done.stdout.startswith("vault-mcp "), done.stderr

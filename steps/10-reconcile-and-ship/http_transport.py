@@ -7,6 +7,7 @@ as an SSE stream. The protocol itself lives in protocol.py.
 import base64
 import binascii
 import errno
+import hmac
 import json
 import logging
 import os
@@ -49,9 +50,11 @@ STATELESS_STATUS = {
 class HttpError(Exception):
     """Refuse a request with an HTTP status and a JSON-RPC error body."""
 
-    def __init__(self, status: int, message: str, code: int = INVALID_REQUEST, request_id=None, data=None):
+    def __init__(self, status: int, message: str, code: int = INVALID_REQUEST, request_id=None, data=None,
+                 headers: dict | None = None):
         super().__init__(message)
         self.status, self.message, self.code, self.request_id, self.data = status, message, code, request_id, data
+        self.headers = headers or {}
 
 
 class Sessions:
@@ -101,7 +104,7 @@ class Sessions:
 class McpHttpServer(ThreadingHTTPServer):
     request_queue_size = 1024  # connections the kernel holds for us in a burst (the default is 5)
 
-    def __init__(self, host: str, port: int, core: Server, limits: Limits = Limits()):
+    def __init__(self, host: str, port: int, core: Server, limits: Limits = Limits(), token: str | None = None):
         if ":" in host:  # an IPv6 address such as ::1
             self.address_family = socket.AF_INET6
         super().__init__((host, port), McpHandler)
@@ -112,6 +115,7 @@ class McpHttpServer(ThreadingHTTPServer):
             os.register_at_fork(after_in_child=self.socket.close)
         self.core, self.limits, self.sessions = core, limits, Sessions(limits)
         self.allowed_hosts = LOCAL_HOSTS | {host}
+        self.token = token  # with one, every request must carry it (McpHandler.check_token)
         self.watchdog = Watchdog(tick=min(0.5, limits.request_seconds / 4))
         self.slots = Slots(limits.max_connections, self.watchdog)
         self.large_bodies = threading.BoundedSemaphore(limits.large_at_once)
@@ -345,20 +349,40 @@ class McpHandler(BaseHTTPRequestHandler):
         # The refused request's body may still be on its way; rather than read it for
         # nothing, close the connection after the answer.
         body = error_response(error.request_id, error.code, error.message, error.data)
-        self.send_json(error.status, body, {"Connection": "close"})
+        self.send_json(error.status, body, {"Connection": "close", **error.headers})
 
     def guard_door(self):
         """Refuse what must not reach the protocol at all."""
+        self.check_token()
         if urlsplit(self.path).path != "/mcp":
             raise HttpError(404, "Not found: the MCP endpoint is /mcp")
         # A web page can make your browser send requests to 127.0.0.1. The browser
         # names the page in Origin; a request with no Origin (DNS rebinding from an
         # old browser, say) still names the site it thinks it calls in Host.
         hosts, origins = self.headers.get_all("Host", []), self.headers.get_all("Origin", [])
-        if len(hosts) != 1 or host_of(hosts[0]) not in self.server.allowed_hosts:
+        if len(hosts) != 1 or not self.host_allowed(hosts[0]):
             raise HttpError(403, f"Forbidden: Host {printable(', '.join(hosts))!r} is not this local server")
         if len(origins) > 1 or (origins and origin_host(origins[0]) not in self.server.allowed_hosts):
             raise HttpError(403, f"Forbidden: Origin {printable(', '.join(origins))!r} may not call this server")
+
+    # region check-token
+    def check_token(self):
+        """With --token, a request without it, or with another, goes no further."""
+        if self.server.token is None:
+            return
+        scheme, _, sent = self.headers.get("Authorization", "").strip().partition(" ")
+        # compare_digest takes as long whatever byte differs first, so the time of a
+        # refusal tells a guesser nothing about how much of the token was right.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(sent.strip().encode(), self.server.token.encode()):
+            raise HttpError(401, "Unauthorized: send the server's token as Authorization: Bearer <token>",
+                            headers={"WWW-Authenticate": 'Bearer realm="vault-mcp"'})
+
+    def host_allowed(self, host: str) -> bool:
+        """The Host check stops a web page that renamed itself to reach a local server
+        (DNS rebinding). A token stops it too, since the page cannot know it; so with a
+        token any name of this machine will do, as another device uses (its address)."""
+        return self.server.token is not None or host_of(host) in self.server.allowed_hosts
+    # endregion check-token
 
     def accepted(self) -> set[str]:
         """The media types named in Accept, without their parameters."""

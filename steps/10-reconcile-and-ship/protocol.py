@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 
+from icons import server_icons
 from request_log import log_request
 from resources import TEMPLATE, list_resources, read_resource
 from subscriptions import META_SUBSCRIPTION_ID, Hub, Listener
@@ -34,6 +35,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 LISTEN = "subscriptions/listen"  # 2026-07-28: a stream of notifications; the transports answer it
 
 SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "1.0.0"}
+SERVER_ICONS = server_icons()  # only in initialize's serverInfo: the _meta of every stateless result stays short
 # region capabilities
 # The tools never change while the server runs; the notes do, and the watcher
 # sees it: a client may subscribe to a note, and hears when notes come or go.
@@ -416,7 +418,7 @@ class Server:
         return {
             "protocolVersion": session.protocol_version,
             "capabilities": CAPABILITIES,
-            "serverInfo": SERVER_INFO,
+            "serverInfo": {**SERVER_INFO, "icons": SERVER_ICONS},
             "instructions": INSTRUCTIONS,
         }
 

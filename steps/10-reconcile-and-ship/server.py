@@ -23,6 +23,7 @@ if sys.version_info < (3, 11):
 
 import argparse
 import errno
+import ipaddress
 import logging
 import os
 import signal
@@ -34,7 +35,7 @@ from index import default_index_dir, open_embedder_folder
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaEmbedder, OllamaError
 from protocol import SERVER_INFO, Server
-from scratch_vault import DEFAULT_VAULT, scratch_vault
+from scratch_vault import DEFAULT_VAULT, scratch_vault, steps_folder
 from static_embedder import TableMissing
 from stdio_transport import serve_stdio
 from subscriptions import Hub
@@ -49,7 +50,7 @@ def main():
     args = parse_args()
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")  # stderr
     try:
-        vault = Vault(args.vault or scratch_vault(), deny=args.exclude)
+        vault = Vault(args.vault or practice_vault(), deny=args.exclude)
     except OSError as error:
         sys.exit(f"Cannot open the vault {args.vault or DEFAULT_VAULT}: {error.strerror or error}. Give a folder with --vault or VAULT_MCP_VAULT.")
     except VaultError as error:
@@ -79,6 +80,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         if args.stdio:
+            say_if_a_person_is_waiting()
             serve_stdio(Server(vault, index, args.inbox, hub))
         else:
             serve_http(args, Server(vault, index, args.inbox, hub))
@@ -86,6 +88,26 @@ def main():
         pass
     finally:
         shut_down(watcher, hub, index)
+
+
+def practice_vault() -> Path:
+    """Without --vault, the step's practice vault; but only a clone of the repository
+    has one. The .pyz and the vault-mcp command are the server alone, and their user
+    must be told to name a vault, not about a folder of the repository."""
+    try:
+        steps_folder(Path(__file__))
+    except FileNotFoundError:
+        sys.exit("No vault given: start the server with --vault FOLDER (or set VAULT_MCP_VAULT), "
+                 "FOLDER being your Obsidian vault.")
+    return scratch_vault()
+
+
+def say_if_a_person_is_waiting() -> None:
+    """--stdio is for a client that starts the server and speaks on its stdin; typed in
+    a terminal, the server would wait in silence for a message nobody will type."""
+    if sys.stdin.isatty():
+        print("Waiting for an MCP client on stdin: --stdio is for a client that starts the server "
+              "itself. Ctrl-C stops it; without --stdio it serves HTTP.", file=sys.stderr)
 
 
 # region ollama-finder
@@ -140,13 +162,15 @@ def serve_http(args, core: Server):
         session_idle_seconds=args.session_timeout,
     )
     try:
-        http_server = McpHttpServer(args.host, args.port, core, limits)
+        http_server = McpHttpServer(args.host, args.port, core, limits, token=args.token)
     except OSError as error:
         if error.errno != errno.EADDRINUSE:
             raise
         sys.exit(f"Port {args.port} is in use: stop the server running there (Ctrl-C in its terminal) "
                  f"or choose another port with --port.")
     log.info("listening on http://%s:%d/mcp", args.host, http_server.server_port)
+    if args.token:
+        log.info("every request must send the token (Authorization: Bearer ...)")  # never the token itself
     try:
         http_server.serve_forever()
     finally:
@@ -155,6 +179,30 @@ def serve_http(args, core: Server):
         core.hub.close()
         http_server.streams.wait_until_ended(seconds=5.0)
         http_server.server_close()  # the port is free again at once
+
+
+# region open-door
+def check_open_door(host: str, token: str | None) -> None:
+    """Beyond loopback, every device on the network can reach the server: without a
+    token, anyone there could read the notes (and write them). So it refuses to start."""
+    if token is not None and not (token.isascii() and token.isprintable() and " " not in token):
+        sys.exit("--token: use letters, digits and punctuation only, such as the output of "
+                 "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'")
+    if token is None and not is_loopback(host):
+        sys.exit(f"--host {host} lets other devices reach the server, and so your notes: give a secret "
+                 f"with --token (or VAULT_MCP_TOKEN) that every client must send, or keep the default "
+                 f"--host 127.0.0.1")
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.1, ::1 and localhost are this machine alone; 0.0.0.0, a LAN address or a name are not."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+# endregion open-door
 
 
 EPILOG = """\
@@ -193,6 +241,10 @@ def parse_args(argv=None):
     connect.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")
     option(connect, "--host", str, "127.0.0.1", "address to bind for HTTP")
     option(connect, "--port", int, 3000, "port for HTTP, 0 for any free one")
+    # Not through OptionMaker, whose help would print the variable's value: a secret.
+    connect.add_argument("--token", default=os.environ.get(env_variable("--token")) or None, metavar="SECRET",
+                         help=f"a secret every HTTP request must send as Authorization: Bearer SECRET; needed "
+                              f"for any --host but loopback [{env_variable('--token')}] (default: none)")
     search = parser.add_argument_group("search")
     option(search, "--embedder", str, "auto", "auto: Ollama if it answers, else the offline static table", choices=KINDS)
     option(search, "--model", str, DEFAULT_MODEL, "the Ollama model")
@@ -217,6 +269,9 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.exclude is None:  # as for every option, the command line wins over the variable
         args.exclude = deny_list_from_env()
+    args.token = args.token or None  # an empty secret is no secret: --token "" asks for none
+    if not args.stdio:
+        check_open_door(args.host, args.token)
     return args
 
 
