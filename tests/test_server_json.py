@@ -1,4 +1,4 @@
-"""server.json, the entry for the MCP registry (github.com/modelcontextprotocol/registry,
+"""steps/server.json, the entry for the MCP registry (github.com/modelcontextprotocol/registry,
 schema 2025-12-11): the fields its schema requires and allows, within its limits, and
 saying what the server and pyproject.toml say: the same version, the package pip
 builds, variables the server reads. Started as the entry says, the server answers."""
@@ -16,7 +16,7 @@ from test_package import shape_problems
 
 ROOT = STEPS_DIR.parent
 STEP = load_steps()[-1]
-ENTRY = json.loads((ROOT / "server.json").read_text(encoding="utf-8"))
+ENTRY = json.loads((STEPS_DIR / "server.json").read_text(encoding="utf-8"))
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 # The schema's ServerDetail, in test_package.shape_problems' notation ("!": required).
