@@ -42,6 +42,7 @@ CALLS = [
     ("related_notes", {"path": "Ferments/Kimchi", "limit": 4}),
     ("list_tags", {}),
     ("create_note", {"title": "Output schema check", "content": "A note.", "tags": ["test"]}),
+    ("edit_note", {"path": "Home.md", "operation": "append", "content": "A line."}),
     ("reindex", {}),
 ]
 

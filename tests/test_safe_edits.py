@@ -1,0 +1,262 @@
+"""Safe edits (issue 29) over real HTTP, on temporary vaults: get_note's version, the
+compare-and-write core, edit_note's four operations byte for byte, and the write
+policy. Each test runs against every step that serves the tools (8, 9 and 10), since
+tools.py, protocol.py and server.py differ between them."""
+import os
+import shutil
+import threading
+
+import pytest
+
+from helpers import McpClient, rpc, tool_call, tool_data, tool_refusal, tool_session
+from launch import running_server
+from manifest import SAMPLE_VAULT, find_step
+
+STEPS = [8, 9, 10]
+
+
+@pytest.fixture(params=STEPS)
+def step(request):
+    return find_step(request.param)
+
+
+@pytest.fixture
+def vault(tmp_path):
+    root = tmp_path / "vault"
+    root.mkdir()
+    return root
+
+
+def write(vault, path: str, data: bytes):
+    file = vault / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_bytes(data)
+    return file
+
+
+def serve(step, vault, *args):
+    return running_server(step.server, "--vault", str(vault), *args)
+
+
+def session(url, step) -> McpClient:
+    return tool_session(url, step.path)
+
+
+NOTE = (b"---\n# kept: a comment\ntags: [bread]\n---\n"
+        b"# Focaccia\nIntro line.\n\n## Dough\nFlour and water.\n- one item ^first\n\n"
+        b"## Shaping\nDimple it.\n\n### Timing\nTwo hours.\n\n## Baking\nHot oven.\n")
+
+
+def edited(step, vault, data: bytes, **arguments) -> bytes:
+    """The note's bytes after one edit_note made with the version get_note gave."""
+    file = write(vault, "Bread/Focaccia.md", data)
+    with serve(step, vault) as (url, _):
+        client = session(url, step)
+        version = tool_data(client, "get_note", path="Bread/Focaccia.md")["version"]
+        answer = tool_data(client, "edit_note", path="Bread/Focaccia.md", version=version, **arguments)
+        assert answer["version"] != version and answer["changed"] is True
+        assert tool_data(client, "get_note", path="Bread/Focaccia.md")["version"] == answer["version"]
+    return file.read_bytes()
+
+
+# region one server, many edits
+@pytest.fixture(scope="module", params=STEPS)
+def served(request, tmp_path_factory):
+    step = find_step(request.param)
+    vault = tmp_path_factory.mktemp(f"edits{request.param}") / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    with serve(step, vault) as (url, _):
+        yield session(url, step), vault
+
+
+def test_the_version_changes_with_the_bytes_and_only_with_them(served):
+    client, vault = served
+    file = write(vault, "Scratch/Versioned.md", b"one\n")
+    first = tool_data(client, "get_note", path="Scratch/Versioned.md")["version"]
+    assert tool_data(client, "get_note", path="Scratch/Versioned.md")["version"] == first
+    file.write_bytes(b"one\r\n")  # the same text to a reader, other bytes
+    assert tool_data(client, "get_note", path="Scratch/Versioned.md")["version"] != first
+
+
+def test_a_stale_version_is_refused_with_the_current_one_and_nothing_written(served):
+    client, vault = served
+    file = write(vault, "Scratch/Stale.md", b"# A\nmine\n")
+    version = tool_data(client, "get_note", path="Scratch/Stale.md")["version"]
+    file.write_bytes(b"# A\nthe user's own edit\n")
+    current = tool_data(client, "get_note", path="Scratch/Stale.md")["version"]
+    refusal = tool_refusal(client, "edit_note", path="Scratch/Stale.md", operation="replace_section",
+                           heading="A", content="model", version=version)
+    assert current in refusal and "nothing was written" in refusal
+    assert file.read_bytes() == b"# A\nthe user's own edit\n"
+
+
+@pytest.mark.parametrize("operation", ["replace_section", "find_replace"])
+def test_replace_section_and_find_replace_need_a_version(served, operation):
+    client, vault = served
+    file = write(vault, "Scratch/Unversioned.md", b"# A\ntext\n")
+    refusal = tool_refusal(client, "edit_note", path="Scratch/Unversioned.md", operation=operation, heading="A",
+                           find="text", content="new")
+    assert "needs `version`" in refusal and file.read_bytes() == b"# A\ntext\n"
+
+
+@pytest.mark.parametrize("text, count", [(b"no match here\n", "does not occur"), (b"x x x\n", "occurs 3 times")])
+def test_find_replace_refuses_zero_or_several_matches_and_says_how_many(served, text, count):
+    client, vault = served
+    file = write(vault, "Scratch/Find.md", text)
+    version = tool_data(client, "get_note", path="Scratch/Find.md")["version"]
+    refusal = tool_refusal(client, "edit_note", path="Scratch/Find.md", operation="find_replace", find="x",
+                           content="y", version=version)
+    assert count in refusal and file.read_bytes() == text
+
+
+def test_a_missing_heading_is_refused_naming_the_headings(served):
+    client, vault = served
+    file = write(vault, "Scratch/Headings.md", b"# One\n# Two\n")
+    refusal = tool_refusal(client, "edit_note", path="Scratch/Headings.md", operation="append", heading="Three",
+                           content="x")
+    assert '"One"' in refusal and '"Two"' in refusal and file.read_bytes() == b"# One\n# Two\n"
+
+
+@pytest.mark.parametrize("path", ["../outside.md", ".obsidian/app.md", "/etc/passwd.md", ".trash/old.md"])
+def test_an_escaping_or_hidden_target_is_refused(served, path):
+    client, vault = served
+    write(vault, ".trash/old.md", b"old\n")
+    tool_refusal(client, "edit_note", path=path, operation="append", content="x")
+    assert (vault / ".trash/old.md").read_bytes() == b"old\n"
+
+
+def test_a_symbolic_link_out_of_the_vault_is_not_written_through(served, tmp_path):
+    client, vault = served
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(b"secret\n")
+    (vault / "Scratch").mkdir(exist_ok=True)
+    (vault / "Scratch/Link.md").symlink_to(outside)
+    tool_refusal(client, "edit_note", path="Scratch/Link.md", operation="append", content="x")
+    assert outside.read_bytes() == b"secret\n"
+
+
+def test_twenty_racing_edits_with_one_version_apply_exactly_once(served):
+    client, vault = served
+    file = write(vault, "Scratch/Race.md", b"# Count\nnothing yet\n")
+    version = tool_data(client, "get_note", path="Scratch/Race.md")["version"]
+    answers = [None] * 20
+
+    def edit(n):
+        racer = McpClient(client.url)
+        racer.session_id = client.session_id
+        reply = racer.send(client.session_id, rpc("tools/call", name="edit_note", arguments={
+            "path": "Scratch/Race.md", "operation": "replace_section", "heading": "Count",
+            "content": f"writer {n}", "version": version}))
+        answers[n] = reply.json()["result"]
+
+    threads = [threading.Thread(target=edit, args=(n,)) for n in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    applied = [n for n, answer in enumerate(answers) if not answer["isError"]]
+    assert len(applied) == 1, answers
+    assert file.read_bytes() == f"# Count\nwriter {applied[0]}\n".encode()
+    assert all("has changed since it was read" in a["content"][0]["text"] for a in answers if a["isError"])
+# endregion
+
+
+# region byte for byte
+@pytest.mark.parametrize("arguments, expected", [
+    ({"operation": "append", "content": "Rest it."},
+     NOTE + b"Rest it.\n"),
+    ({"operation": "prepend", "content": "Made twice."},
+     NOTE.replace(b"---\n# Focaccia", b"---\nMade twice.\n# Focaccia")),
+    ({"operation": "append", "heading": "Dough", "content": "- salt"},
+     NOTE.replace(b"^first\n\n", b"^first\n- salt\n\n")),
+    ({"operation": "prepend", "heading": "Shaping#Timing", "content": "At room temperature:"},
+     NOTE.replace(b"### Timing\n", b"### Timing\nAt room temperature:\n")),
+    ({"operation": "replace_section", "heading": "Shaping", "content": "Stretch, then dimple.\n"},
+     NOTE.replace(b"Dimple it.\n\n### Timing\nTwo hours.\n", b"Stretch, then dimple.\n")),
+    ({"operation": "replace_section", "heading": "^first", "content": "- two items"},
+     NOTE.replace(b"- one item ^first", b"- two items ^first")),
+    ({"operation": "find_replace", "find": "Hot oven.", "content": "250 C."},
+     NOTE.replace(b"Hot oven.", b"250 C.")),
+])
+def test_an_edit_changes_only_what_it_names(step, vault, arguments, expected):
+    assert edited(step, vault, NOTE, **arguments) == expected
+
+
+def test_crlf_and_a_byte_order_mark_are_kept(step, vault):
+    crlf = b"\xef\xbb\xbf" + NOTE.replace(b"\n", b"\r\n")
+    after = edited(step, vault, crlf, operation="append", heading="Dough", content="- salt\n- yeast")
+    assert after == crlf.replace(b"^first\r\n\r\n", b"^first\r\n- salt\r\n- yeast\r\n\r\n")
+
+
+def test_the_file_mode_is_kept(step, vault):
+    file = write(vault, "Bread/Focaccia.md", NOTE)
+    os.chmod(file, 0o664)  # 0o020 is a bit the usual umask takes away
+    edited(step, vault, NOTE, operation="append", content="x")
+    assert oct(file.stat().st_mode & 0o777) == oct(0o664)
+# endregion
+
+
+# region write policy
+WRITE_TOOLS = {"create_note", "edit_note"}
+
+
+def tool_names(url, step) -> set[str]:
+    client = session(url, step)
+    return {tool["name"] for tool in client.send(client.session_id, rpc("tools/list")).json()["result"]["tools"]}
+
+
+def test_read_only_lists_no_write_tool_and_runs_none(step, vault):
+    write(vault, "Note.md", b"text\n")
+    with serve(step, vault, "--read-only") as (url, _):
+        assert not tool_names(url, step) & WRITE_TOOLS and "get_note" in tool_names(url, step)
+        client = session(url, step)
+        reply = client.send(client.session_id, rpc("tools/call", name="edit_note", arguments={
+            "path": "Note.md", "operation": "append", "content": "x"})).json()
+        assert "error" in reply
+    assert (vault / "Note.md").read_bytes() == b"text\n"
+
+
+def test_the_environment_can_make_the_server_read_only(step, vault, monkeypatch):
+    monkeypatch.setenv("VAULT_MCP_READ_ONLY", "1")
+    with serve(step, vault) as (url, _):
+        assert not tool_names(url, step) & WRITE_TOOLS
+
+
+def test_write_folders_keep_writes_inside_them(step, vault):
+    write(vault, "Journal/Today.md", b"today\n")
+    write(vault, "Bread/Focaccia.md", b"bread\n")
+    with serve(step, vault, "--write-folder", "journal") as (url, _):
+        assert "create_note" not in tool_names(url, step)  # the inbox is outside
+        client = session(url, step)
+        tool_data(client, "edit_note", path="Journal/Today.md", operation="append", content="more")
+        refusal = tool_refusal(client, "edit_note", path="Bread/Focaccia.md", operation="append", content="x")
+        assert "outside the folders" in refusal
+    assert (vault / "Bread/Focaccia.md").read_bytes() == b"bread\n"
+    assert (vault / "Journal/Today.md").read_bytes() == b"today\nmore\n"
+    with serve(step, vault, "--write-folder", "Inbox") as (url, _):
+        assert "create_note" in tool_names(url, step)
+
+
+def test_no_editing_tool_is_marked_read_only(step, vault):
+    with serve(step, vault) as (url, _):
+        client = session(url, step)
+        tools = client.send(client.session_id, rpc("tools/list")).json()["result"]["tools"]
+    for tool in tools:
+        if tool["name"] in WRITE_TOOLS:
+            assert tool["annotations"]["readOnlyHint"] is False
+# endregion
+
+
+def test_denied_and_excluded_notes_are_never_written(vault):
+    step = find_step(10)
+    write(vault, "Private/Diary.md", b"mine\n")
+    write(vault, "Archive/Old.md", b"old\n")
+    write(vault, ".obsidian/app.json", b'{"userIgnoreFilters": ["Archive/"]}')
+    with serve(step, vault, "--exclude", "Private") as (url, _):
+        client = session(url, step)
+        assert "No note" in tool_refusal(client, "edit_note", path="Private/Diary.md", operation="append",
+                                         content="x")
+        assert "excluded files" in tool_refusal(client, "edit_note", path="Archive/Old.md", operation="append",
+                                                content="x")
+    assert (vault / "Private/Diary.md").read_bytes() == b"mine\n"
+    assert (vault / "Archive/Old.md").read_bytes() == b"old\n"
