@@ -43,6 +43,7 @@ CALLS = [
     ("list_tags", {}),
     ("create_note", {"title": "Output schema check", "content": "A note.", "tags": ["test"]}),
     ("edit_note", {"path": "Home.md", "operation": "append", "content": "A line."}),
+    ("set_properties", {"path": "Home.md", "properties": {"reviewed": True}}),
     ("reindex", {}),
 ]
 

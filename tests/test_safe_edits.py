@@ -197,7 +197,7 @@ def test_the_file_mode_is_kept(step, vault):
 
 
 # region write policy
-WRITE_TOOLS = {"create_note", "edit_note"}
+WRITE_TOOLS = {"create_note", "edit_note", "set_properties"}
 
 
 def tool_names(url, step) -> set[str]:
@@ -260,3 +260,40 @@ def test_denied_and_excluded_notes_are_never_written(vault):
                                                 content="x")
     assert (vault / "Private/Diary.md").read_bytes() == b"mine\n"
     assert (vault / "Archive/Old.md").read_bytes() == b"old\n"
+
+
+# region properties
+FRONT = (b'---\n# kept: a comment\ntitle: "Rye"   # quoted, with a comment\ntags: [bread, rye]\n'
+         b"steps:\n- mix\n- rest\n\n# the oven\nrating: 4\n---\n# Rye\nBody.\n")
+
+
+@pytest.mark.parametrize("properties, expected", [
+    ({"rating": 5}, FRONT.replace(b"rating: 4", b"rating: 5")),
+    ({"tags": ["bread", "rye", "sour dough"]}, FRONT.replace(b"[bread, rye]", b"[bread, rye, sour dough]")),
+    ({"steps": None}, FRONT.replace(b"steps:\n- mix\n- rest\n", b"")),
+    ({"status": "to do: soon"}, FRONT.replace(b"rating: 4\n", b'rating: 4\nstatus: "to do: soon"\n')),
+    ({"steps": ["mix", "true"]}, FRONT.replace(b"steps:\n- mix\n- rest\n", b'steps:\n  - mix\n  - "true"\n')),
+])
+def test_set_properties_keeps_every_other_byte(step, vault, properties, expected):
+    file = write(vault, "Rye.md", FRONT)
+    with serve(step, vault) as (url, _):
+        client = session(url, step)
+        version = tool_data(client, "get_note", path="Rye.md")["version"]
+        tool_data(client, "set_properties", path="Rye.md", properties=properties, version=version)
+        before = {"title": "Rye", "tags": ["bread", "rye"], "steps": ["mix", "rest"], "rating": 4}
+        expected_properties = {name: value for name, value in (before | properties).items() if value is not None}
+        assert tool_data(client, "get_note", path="Rye.md")["frontmatter"] == expected_properties
+    assert file.read_bytes() == expected
+
+
+def test_set_properties_creates_frontmatter_and_refuses_what_it_cannot_read(served):
+    client, vault = served
+    plain = write(vault, "Scratch/Plain.md", b"# Plain\r\nText.\r\n")
+    tool_data(client, "set_properties", path="Scratch/Plain.md", properties={"tags": ["idea"]})
+    assert plain.read_bytes() == b"---\r\ntags:\r\n  - idea\r\n---\r\n# Plain\r\nText.\r\n"
+    broken = write(vault, "Scratch/Broken.md", b'---\ntitle: "unclosed\n---\nText.\n')
+    refusal = tool_refusal(client, "set_properties", path="Scratch/Broken.md", properties={"a": 1})
+    assert "cannot be read" in refusal and broken.read_bytes() == b'---\ntitle: "unclosed\n---\nText.\n'
+    refusal = tool_refusal(client, "set_properties", path="Scratch/Plain.md", properties={"a": {"b": 1}})
+    assert "can be text" in refusal
+# endregion

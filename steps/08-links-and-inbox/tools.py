@@ -21,6 +21,7 @@ from embeds import Embeds, part_name, waiting_embeds
 import inbox
 import related
 from edits import OPERATIONS, EditError, edit_text
+from properties import set_properties as set_in_text
 from note_writes import change_note, version_of
 from vault import NoteNotFound, Vault, VaultError, note_text, page, path_to_uri, shown
 from write_policy import WritePolicy
@@ -639,9 +640,52 @@ EDIT_NOTE = Tool(
 )
 
 
+def set_properties(context: Context, arguments: dict) -> dict:
+    changes = arguments["properties"]
+    if not changes:
+        raise EditError("properties is empty: give each property to set, or null to remove it")
+    path, _ = context.vault.locate(arguments["path"])
+    context.policy.check(context.vault, path)
+    written = change_note(context.vault, path, arguments.get("version"), lambda text: set_in_text(text, changes))
+    return {"path": written.path, "version": written.version, "changed": written.after != written.before}
+
+
+SET_PROPERTIES = Tool(
+    name="set_properties",
+    title="Set a note's properties",
+    description=(
+        "Set or remove properties (frontmatter) of a note of the user's Obsidian vault: `properties` maps "
+        'each name to its new value (text, number, true/false, or a list, e.g. {"status": "done", '
+        '"tags": ["bread", "rye"]}), or to null to remove it. A note without properties gets them. '
+        "Every other property, comment and line of the frontmatter stays exactly as it was. Pass the "
+        "`version` get_note gave, so that nothing changed since is overwritten."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": 1024},
+            "properties": {"type": "object", "additionalProperties": True,
+                           "description": "name -> new value (text, number, true/false, a list of those), "
+                                          "or null to remove the property"},
+            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+        },
+        "required": ["path", "properties"],
+        "additionalProperties": False,
+    },
+    output_schema=EDIT_NOTE.output_schema,
+    run=set_properties,
+    # Setting the same values twice leaves the note as the first call did.
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
+)
+
+
+# The tools that change a note; a write policy may take these away, and create_note.
+EDITS = [EDIT_NOTE, SET_PROPERTIES]
+WRITES = {"create_note"} | {tool.name for tool in EDITS}
+
+
 TOOLS = {tool.name: tool for tool in [LIST_NOTES, GET_NOTE, SEARCH_VAULT, GET_BACKLINKS, RELATED_NOTES,
-                                      LIST_TAGS, CREATE_NOTE, EDIT_NOTE, REINDEX]}
-WRITES = {"create_note", "edit_note"}  # the tools a write policy may take away
+                                      LIST_TAGS, CREATE_NOTE, REINDEX, *EDITS]}
 
 
 def offered_tools(policy: WritePolicy, inbox_folder: str) -> dict[str, Tool]:
