@@ -10,9 +10,9 @@ A wire script is a bash script that sources wire/lib.sh and calls its functions:
     listen_while_editing SECONDS NOTE 'Header: value' ...
                                            the GET stream, read for SECONDS while a
                                            line is added to NOTE in the vault
-    remember_version                       keep the "version" of the last answer as
-                                           $VERSION, which a body between <<JSON
-                                           markers (not quoted) may use
+    remember_version, remember_edit        keep the "version" (or "editId") of the last
+                                           answer as $VERSION ($EDIT_ID), which a body
+                                           between <<JSON markers (not quoted) may use
 
 With curl on the PATH the script itself runs. Without it, this module reads the
 same calls out of the script and makes the requests with http.client (what
@@ -51,8 +51,9 @@ def run_with_python(script: Path, url: str, state: dict) -> str:
     out = []
     for call in parse_script(script):
         if call[0] == REMEMBER:
-            found = VERSION.search(out[-1] if out else "")
-            state["VERSION"] = found.group(1) if found else ""
+            name, pattern = REMEMBERED[call[1]]
+            found = pattern.search(out[-1] if out else "")
+            state[name] = found.group(1) if found else ""
         elif call[0] == LISTEN:
             out.append(listen(url, *call, state))
         else:
@@ -60,8 +61,11 @@ def run_with_python(script: Path, url: str, state: dict) -> str:
     return "".join(out)
 
 
-REMEMBER = "REMEMBER-VERSION"  # a call of remember_version
-VERSION = re.compile(r'"version": "([0-9a-f]*)"')  # as lib.sh's grep finds it
+REMEMBER = "REMEMBER"  # a call of remember_version or remember_edit
+REMEMBERED = {  # as lib.sh's grep finds them
+    "remember_version": ("VERSION", re.compile(r'"version": "([0-9a-f]*)"')),
+    "remember_edit": ("EDIT_ID", re.compile(r'"editId": "([0-9]*)"')),
+}
 
 
 def expanded(call: tuple, state: dict) -> tuple:
@@ -88,10 +92,10 @@ def parse_script(script: Path) -> list[tuple[str, list[str], str, str]]:
     calls, lines = [], iter(script.read_text().splitlines())
     for line in lines:
         words = shlex.split(line, comments=True)
-        if not words or words[0] not in ("post", "post_large", "send", "listen_while_editing", "remember_version"):
+        if not words or words[0] not in ("post", "post_large", "send", "listen_while_editing", *REMEMBERED):
             continue
-        if words[0] == "remember_version":
-            calls.append((REMEMBER,))
+        if words[0] in REMEMBERED:
+            calls.append((REMEMBER, words[0]))
         elif words[0] == "listen_while_editing":
             calls.append((LISTEN, words[3:], words[1], words[2]))
         elif words[0] == "send":

@@ -197,7 +197,7 @@ def test_the_file_mode_is_kept(step, vault):
 
 
 # region write policy
-WRITE_TOOLS = {"create_note", "edit_note", "set_properties"}
+WRITE_TOOLS = {"create_note", "edit_note", "set_properties", "delete_note", "undo_edit"}
 
 
 def tool_names(url, step) -> set[str]:
@@ -296,4 +296,65 @@ def test_set_properties_creates_frontmatter_and_refuses_what_it_cannot_read(serv
     assert "cannot be read" in refusal and broken.read_bytes() == b'---\ntitle: "unclosed\n---\nText.\n'
     refusal = tool_refusal(client, "set_properties", path="Scratch/Plain.md", properties={"a": {"b": 1}})
     assert "can be text" in refusal
+# endregion
+
+
+# region journal and undo
+def test_undo_puts_each_write_back_to_the_byte(served):
+    client, vault = served
+    original = b"---\r\ntags: [a]   # mine\r\n---\r\n# Undo\r\nText.\r\n"
+    file = write(vault, "Scratch/Undo.md", original)
+    version = tool_data(client, "get_note", path="Scratch/Undo.md")["version"]
+    edit = tool_data(client, "edit_note", path="Scratch/Undo.md", operation="replace_section", heading="Undo",
+                     content="Other text.", version=version)
+    properties = tool_data(client, "set_properties", path="Scratch/Undo.md", properties={"tags": None, "x": 1})
+    assert file.read_bytes() != original
+    assert tool_data(client, "undo_edit", editId=properties["editId"])["restored"] == ["Scratch/Undo.md"]
+    tool_data(client, "undo_edit", editId=edit["editId"])
+    assert file.read_bytes() == original
+
+
+def test_undo_refuses_naming_the_note_changed_since_and_changes_nothing(served):
+    client, vault = served
+    file = write(vault, "Scratch/Changed.md", b"one\n")
+    edit = tool_data(client, "edit_note", path="Scratch/Changed.md", operation="append", content="two")
+    file.write_bytes(b"one\ntwo\nthe user's three\n")
+    refusal = tool_refusal(client, "undo_edit", editId=edit["editId"])
+    assert "Scratch/Changed.md" in refusal and "nothing was undone" in refusal
+    assert file.read_bytes() == b"one\ntwo\nthe user's three\n"
+
+
+def test_a_deleted_note_sits_in_the_trash_and_comes_back_with_undo(served):
+    client, vault = served
+    file = write(vault, "Scratch/Gone.md", b"# Gone\nkeep me\n")
+    os.chmod(file, 0o640)
+    version = tool_data(client, "get_note", path="Scratch/Gone.md")["version"]
+    stale = tool_refusal(client, "delete_note", path="Scratch/Gone.md", version="0" * 16)
+    assert "nothing was written" in stale and file.exists()
+    deleted = tool_data(client, "delete_note", path="Scratch/Gone.md", version=version)
+    assert not file.exists() and (vault / deleted["trash"]).read_bytes() == b"# Gone\nkeep me\n"
+    assert deleted["trash"].startswith(".trash/")
+    tool_data(client, "undo_edit", editId=deleted["editId"])
+    assert file.read_bytes() == b"# Gone\nkeep me\n" and oct(file.stat().st_mode & 0o777) == oct(0o640)
+    assert not (vault / deleted["trash"]).exists()
+
+
+def test_undo_of_create_note_moves_the_new_note_to_the_trash(served):
+    client, vault = served
+    created = tool_data(client, "create_note", title="Undo me", content="x")
+    tool_data(client, "undo_edit", editId=created["editId"])
+    assert not (vault / created["path"]).exists() and (vault / ".trash/Undo me.md").is_file()
+    assert "No edit" in tool_refusal(client, "undo_edit", editId=created["editId"])  # once only
+
+
+def test_the_journal_keeps_the_last_writes(step, tmp_path):
+    from helpers import step_modules
+    with step_modules(step.path):
+        import journal
+    store = journal.Journal(tmp_path / "journal")
+    ids = [store.record(journal.Entry("edit_note", [journal.Change("a.md", b"x" * 10, "v")]))
+           for _ in range(journal.MAX_ENTRIES + 5)]
+    kept = sorted(file.stem for file in store.folder.glob("*.json"))
+    assert kept == sorted(ids[5:])  # the oldest five went
+    assert store.read(ids[-1]).changes[0].before == b"x" * 10
 # endregion

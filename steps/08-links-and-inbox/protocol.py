@@ -16,6 +16,7 @@ from resources import TEMPLATE, list_resources, read_resource
 from tools import Context, call_tool, offered_tools
 from vault import InvalidCursor, NoteNotFound, Vault, VaultError
 from vault_index import VaultIndex
+from journal import Journal
 from write_policy import WritePolicy
 
 log = logging.getLogger("protocol")
@@ -38,8 +39,9 @@ INSTRUCTIONS = (
     "or the name its links use, with its properties, tags, links and headings, or just the "
     "section under one heading; get_backlinks and related_notes show how notes connect; "
     "list_notes gives the notes' paths, list_tags the tags. create_note saves a new note in the "
-    "inbox; edit_note changes part of a note. Before you edit a note, read it with get_note and "
-    "pass the `version` it gave: an edit of a note changed since is refused, and you read it again."
+    "inbox; edit_note changes part of a note, set_properties its properties, delete_note moves it "
+    "to the trash, and undo_edit undoes any of these. Before you change a note, read it with get_note "
+    "and pass the `version` it gave: a change to a note changed since is refused; read it again."
 )
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 # 2026-07-28 lets a result say how long a client may cache it. The tools and the
@@ -179,8 +181,9 @@ class Progress:
 
 
 class Server:
-    def __init__(self, vault: Vault, index: VaultIndex, inbox: str = "Inbox", policy: WritePolicy = WritePolicy()):
-        self.vault, self.index, self.inbox, self.policy = vault, index, inbox, policy
+    def __init__(self, vault: Vault, index: VaultIndex, inbox: str = "Inbox", policy: WritePolicy = WritePolicy(),
+                 journal: Journal | None = None):
+        self.vault, self.index, self.inbox, self.policy, self.journal = vault, index, inbox, policy, journal
         self.tools = offered_tools(policy, inbox)  # the write tools the policy allows, and every other
 
     def handle(self, message, session: Session | None, notify=None) -> dict | None:
@@ -308,7 +311,7 @@ class Server:
         if name not in self.tools:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
-        context = Context(self.vault, self.index, self.inbox, progress, policy=self.policy)
+        context = Context(self.vault, self.index, self.inbox, progress, policy=self.policy, journal=self.journal)
         return call_tool(self.tools[name], params.get("arguments"), context)
 
     def list_resources(self, params: dict) -> dict:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from embeddings import KINDS, make_embedder
 from http_transport import McpHttpServer
+from journal import Journal
 from index import default_index_dir
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaError
@@ -51,11 +52,12 @@ def main():
     log.info("index: %s", index.directory)
     index.start(rebuild=args.reindex)  # in its own thread: the server answers meanwhile
     policy = write_policy(args)
+    journal = Journal(index.directory / "journal")  # beside the index, never in the vault
     try:
         if args.stdio:
-            serve_stdio(Server(vault, index, args.inbox, policy))
+            serve_stdio(Server(vault, index, args.inbox, policy, journal))
         else:
-            serve_http(args, Server(vault, index, args.inbox, policy))
+            serve_http(args, Server(vault, index, args.inbox, policy, journal))
     except KeyboardInterrupt:
         pass
 

@@ -22,7 +22,8 @@ import inbox
 import related
 from edits import OPERATIONS, EditError, edit_text
 from properties import set_properties as set_in_text
-from note_writes import change_note, version_of
+from journal import Change, Entry, Journal, move_to_trash, undo
+from note_writes import change_note, check_version, note_lock, version_of
 from vault import NoteNotFound, Vault, VaultError, note_text, page, path_to_uri, shown
 from write_policy import WritePolicy
 from vault_index import NotReady, VaultIndex
@@ -44,6 +45,7 @@ class Context:
     inbox: str  # the one folder create_note writes into
     progress: Callable = lambda done, total=None, message=None: None
     policy: WritePolicy = field(default_factory=WritePolicy)  # where the user lets the server write
+    journal: Journal | None = None  # where each write is kept for undo_edit
 
 
 @dataclass
@@ -544,7 +546,8 @@ LIST_TAGS = Tool(
 # region create-note
 def create_note(context: Context, arguments: dict) -> dict:
     path = inbox.create_note(context.vault, context.inbox, arguments["title"], arguments["content"], arguments.get("tags"))
-    return {"path": path, "uri": path_to_uri(path)}
+    made = Change(path, None, version_of(context.vault.read_bytes(path)[1]))
+    return {"path": path, "uri": path_to_uri(path)} | journaled(context, Entry("create_note", [made]))
 
 
 CREATE_NOTE = Tool(
@@ -569,7 +572,7 @@ CREATE_NOTE = Tool(
     },
     output_schema={
         "type": "object",
-        "properties": {"path": {"type": "string"}, "uri": {"type": "string"}},
+        "properties": {"path": {"type": "string"}, "uri": {"type": "string"}, "editId": {"type": "string"}},
         "required": ["path", "uri"],
     },
     run=create_note,
@@ -591,8 +594,21 @@ def edit_note(context: Context, arguments: dict) -> dict:
     context.policy.check(context.vault, path)
     written = change_note(context.vault, path, version, lambda text: edit_text(
         text, operation, arguments["content"], heading, arguments.get("find")))
-    return {"path": written.path, "version": written.version, "changed": written.after != written.before}
+    return written_data(context, "edit_note", written)
 # endregion edit-note
+
+
+# region journaled
+def written_data(context: Context, tool: str, written) -> dict:
+    """The answer of a write: the note's new version, and the id undo_edit takes."""
+    entry = Entry(tool, [Change(written.path, written.before, written.version)])
+    return {"path": written.path, "version": written.version,
+            "changed": written.after != written.before} | journaled(context, entry)
+
+
+def journaled(context: Context, entry: Entry) -> dict:
+    return {"editId": context.journal.record(entry)} if context.journal else {}
+# endregion journaled
 
 
 EDIT_NOTE = Tool(
@@ -631,6 +647,7 @@ EDIT_NOTE = Tool(
             "path": {"type": "string"},
             "version": {"type": "string", "description": "the note's version now; pass it to the next edit"},
             "changed": {"type": "boolean", "description": "false when the edit left the bytes as they were"},
+            "editId": {"type": "string", "description": "pass it to undo_edit to put the note back"},
         },
         "required": ["path", "version", "changed"],
     },
@@ -647,7 +664,7 @@ def set_properties(context: Context, arguments: dict) -> dict:
     path, _ = context.vault.locate(arguments["path"])
     context.policy.check(context.vault, path)
     written = change_note(context.vault, path, arguments.get("version"), lambda text: set_in_text(text, changes))
-    return {"path": written.path, "version": written.version, "changed": written.after != written.before}
+    return written_data(context, "set_properties", written)
 
 
 SET_PROPERTIES = Tool(
@@ -679,8 +696,82 @@ SET_PROPERTIES = Tool(
 )
 
 
+# region delete-note
+def delete_note(context: Context, arguments: dict) -> dict:
+    path, real = context.vault.locate(arguments["path"])
+    context.policy.check(context.vault, path)
+    with note_lock(real):
+        _, data = context.vault.read_bytes(path)
+        check_version(path, data, arguments["version"])
+        trashed = move_to_trash(context.vault, path)
+    entry = Entry("delete_note", moves=[(path, trashed, version_of(data))])
+    return {"path": path, "trash": trashed} | journaled(context, entry)
+# endregion delete-note
+
+
+DELETE_NOTE = Tool(
+    name="delete_note",
+    title="Move a note to the trash",
+    description=(
+        "Move a note of the user's Obsidian vault to the vault's trash (.trash), where Obsidian shows it "
+        "and the user can restore it; nothing is erased. Pass the `version` get_note gave: a note changed "
+        "since is not deleted. undo_edit with the answer's `editId` puts it back."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": 1024},
+            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+        },
+        "required": ["path", "version"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "trash": {"type": "string", "description": "where it is now"},
+                       "editId": {"type": "string"}},
+        "required": ["path", "trash"],
+    },
+    run=delete_note,
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
+)
+
+
+def undo_edit(context: Context, arguments: dict) -> dict:
+    if context.journal is None:
+        raise VaultError("This server keeps no journal of its writes; nothing can be undone")
+    return {"editId": arguments["editId"], "restored": undo(context.vault, context.policy, context.journal,
+                                                              arguments["editId"])}
+
+
+UNDO_EDIT = Tool(
+    name="undo_edit",
+    title="Undo a write",
+    description=(
+        "Undo one write this server made to the user's Obsidian vault (create_note, edit_note, "
+        "set_properties, delete_note...), given the `editId` its answer carried: every note it changed "
+        "gets back its exact bytes, a deleted note comes back, a created one goes to the trash. Refused, "
+        "with nothing changed, when one of those notes has changed since; the answer names it."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"editId": {"type": "string", "minLength": 1, "maxLength": 64}},
+        "required": ["editId"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {"editId": {"type": "string"},
+                       "restored": {"type": "array", "items": {"type": "string"}, "description": "the notes put back"}},
+        "required": ["editId", "restored"],
+    },
+    run=undo_edit,
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
+)
+
+
 # The tools that change a note; a write policy may take these away, and create_note.
-EDITS = [EDIT_NOTE, SET_PROPERTIES]
+EDITS = [EDIT_NOTE, SET_PROPERTIES, DELETE_NOTE, UNDO_EDIT]
 WRITES = {"create_note"} | {tool.name for tool in EDITS}
 
 

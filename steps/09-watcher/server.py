@@ -23,6 +23,7 @@ from pathlib import Path
 
 from embeddings import KINDS, make_embedder
 from http_transport import McpHttpServer
+from journal import Journal
 from index import default_index_dir
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaError
@@ -60,11 +61,12 @@ def main():
     # SIGTERM (a service manager, a test) ends the server the way Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     policy = write_policy(args)
+    journal = Journal(index.directory / "journal")  # beside the index, never in the vault
     try:
         if args.stdio:
-            serve_stdio(Server(vault, index, args.inbox, hub, policy))
+            serve_stdio(Server(vault, index, args.inbox, hub, policy, journal))
         else:
-            serve_http(args, Server(vault, index, args.inbox, hub, policy))
+            serve_http(args, Server(vault, index, args.inbox, hub, policy, journal))
     except KeyboardInterrupt:
         pass
     finally:

@@ -67,6 +67,13 @@ remember_version() {
   printf '%s' "$VERSION" > "$MCP_WIRE_STATE/version"
 }
 
+# remember_edit   keeps the "editId" of the last answer as $EDIT_ID, for undo_edit.
+EDIT_ID=$(cat "$MCP_WIRE_STATE/edit-id" 2>/dev/null)
+remember_edit() {
+  EDIT_ID=$(grep -o '"editId": "[0-9]*"' "$MCP_WIRE_STATE/response" | head -1 | cut -d'"' -f4)
+  printf '%s' "$EDIT_ID" > "$MCP_WIRE_STATE/edit-id"
+}
+
 remember_session() {
   local id
   id=$(awk '/^$/ { exit } tolower($1) == "mcp-session-id:" { print $2 }' "$MCP_WIRE_STATE/response")
