@@ -60,7 +60,6 @@ class Rewrite(NamedTuple):
     after: str  # the same text with the links replaced
 
 
-# region plan-move
 def plan_move(vault: Vault, graph: LinkGraph, old: str, new: str) -> list[Rewrite]:
     """Every note whose links must change for `old` to move to `new`, by path."""
     check_move(graph, old, new)
@@ -85,7 +84,6 @@ def plan_move(vault: Vault, graph: LinkGraph, old: str, new: str) -> list[Rewrit
         if edits:
             plan.append(Rewrite(source, text, replaced(text, edits)))
     return plan
-# endregion plan-move
 
 
 def check_move(graph: LinkGraph, old: str, new: str) -> None:
@@ -173,7 +171,6 @@ def relative_place(written: str, old: str, new: str) -> str | None:
     return None if place is None else relative_path(place, new)
 
 
-# region located-links
 def located_links(text: str) -> list[tuple[Link, int, int]]:
     """Every link of a note as the graph reads it, with where it is written in `text`."""
     plain = text.replace("\r\n", "\n").replace("\r", "\n")  # as parse_note reads it
@@ -186,7 +183,6 @@ def located_links(text: str) -> list[tuple[Link, int, int]]:
     found += [(link, body_start + link.span[0], body_start + link.span[1]) for link in find_links(body)]
     to_text = position_in(text)
     return [(link, to_text(start), to_text(end)) for link, start, end in found]
-# endregion located-links
 
 
 def property_links(plain: str, start: int, yaml: str) -> list[tuple[Link, int, int]]:
@@ -217,7 +213,6 @@ def position_in(text: str):
     return lambda position: position + bisect_left(crlf, position)  # the CRs before it
 
 
-# region link-with-target
 def link_with_target(written: str, link: Link, target: str) -> str:
     """The link as written, with only its target replaced: the display text, the
     #heading or #^block, a .md and the brackets stay as they were."""
@@ -228,7 +223,6 @@ def link_with_target(written: str, link: Link, target: str) -> str:
     if link.markdown and not written[start - 1 : start] == "<":
         target = "".join(quote(c) if c in MARKDOWN_UNSAFE or not c.isprintable() else c for c in target)
     return written[:start] + target + written[end:]
-# endregion link-with-target
 
 
 def wikilink_target(written: str) -> tuple[int, int]:
