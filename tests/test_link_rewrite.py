@@ -109,7 +109,12 @@ def move(step, root: Path, notes: dict, old: str, new: str, settings: dict | Non
 
 HOME = """---
 # was "[[Plan]]": a comment, no property, though the property below says the same
+unquoted: [[Plan]]
+listed:
+  - [[Plan]]
 up: "[[Plan]]"
+flow: ["[[Plan]]", "[[Other]]"]
+text: see [[Plan]] first
 related:
   - "[[Plan#Goals|goals]]"
   - "[[Other]]"
@@ -139,7 +144,8 @@ def test_wikilinks_in_body_and_properties_keep_heading_block_and_display(step, t
         "[[Projects/Plan|the plan]] and ![[Projects/Plan#Goals]].",
     ).replace("[[Plan\\|in a table]]", "[[Projects/Plan\\|in a table]]").replace(
         '# "[[Projects/Plan]]" in a comment', '# "[[Plan]]" in a comment').replace(
-        '# was "[[Projects/Plan]]"', '# was "[[Plan]]"')
+        '# was "[[Projects/Plan]]"', '# was "[[Plan]]"').replace(
+        "text: see [[Plan]]", "text: see [[Projects/Plan]]")
 
 
 def test_a_rename_writes_the_new_name_when_no_other_note_has_it(step, tmp_path):
@@ -255,6 +261,8 @@ def test_planning_writes_nothing_and_refuses_impossible_moves(step, tmp_path):
         link_rewrite.plan_move(vault, graph, "A/Plan.md", "B/Plan.md")
     with pytest.raises(vault_module.VaultError, match="no link can write"):
         link_rewrite.plan_move(vault, graph, "A/Plan.md", "A/Plan #2.md")
+    with pytest.raises(vault_module.VaultError, match="ends in .md"):
+        link_rewrite.plan_move(vault, graph, "A/Plan.md", "A/Plan")
     with pytest.raises(vault_module.NoteNotFound):
         link_rewrite.plan_move(vault, graph, "A/Missing.md", "A/Other.md")
     assert link_rewrite.plan_move(vault, graph, "A/Plan.md", "A/Plan.md") == []

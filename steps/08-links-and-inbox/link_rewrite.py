@@ -88,6 +88,8 @@ def plan_move(vault: Vault, graph: LinkGraph, old: str, new: str) -> list[Rewrit
 
 def check_move(graph: LinkGraph, old: str, new: str) -> None:
     graph.entry(old)  # NoteNotFound for a note the graph does not know
+    if not new.endswith(".md"):
+        raise VaultError(f"{shown(new)} is not a note's path; a note's name ends in .md")
     if new != old and new in graph:
         raise VaultError(f"{shown(new)} already exists; choose another name, or move that note first")
     bad = [character for character in NO_LINK_CHARACTERS if character in name_of(new)]
@@ -187,13 +189,14 @@ def located_links(text: str) -> list[tuple[Link, int, int]]:
 
 def property_links(plain: str, start: int, yaml: str) -> list[tuple[Link, int, int]]:
     """The [[links]] written in the frontmatter that the properties hold: a quoted
-    "[[Note]]" is one, a comment or an unquoted [[Note]] (a YAML list) is not."""
+    "[[Note]]" is one, and so is one inside a text ("see [[Note]]"); one in a comment is
+    not, nor an unquoted [[Note]] right after "key:" or "-", which YAML reads as a list."""
     held = [link_key(link) for link in parse_note("", plain).links if link.from_property]
     found = []
     for match in _WIKILINK.finditer(yaml):
-        line_start = yaml.rfind("\n", 0, match.start()) + 1
+        before = yaml[yaml.rfind("\n", 0, match.start()) + 1 : match.start()].strip()
         link = _wikilink(match.group(1) == "!", match.group(2))
-        if link and link_key(link) in held and not yaml[line_start:match.start()].lstrip().startswith("#"):
+        if link and link_key(link) in held and not before.startswith("#") and not before.endswith((":", "-", ",", "[")):
             held.remove(link_key(link))
             found.append((link, start + match.start(), start + match.end()))
     return found
