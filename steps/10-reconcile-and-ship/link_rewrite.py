@@ -46,7 +46,7 @@ from links import LinkGraph, folder_of, name_key, name_of, vault_rooted
 from markdown import _MARKDOWN_LINK, _WIKILINK, Link, _wikilink, find_links
 from frontmatter import split_frontmatter
 from notes import parse_note
-from vault import NoteNotFound, Vault, VaultError, shown
+from vault import Vault, VaultError, shown
 
 SHORTEST, RELATIVE, ABSOLUTE = "shortest", "relative", "absolute"  # Obsidian's newLinkFormat
 NO_LINK_CHARACTERS = "[]#|^"  # a link cannot name a note with these in its name (Obsidian's help)
@@ -140,16 +140,14 @@ def link_text(moved: LinkGraph, note: str, source: str, written: str, style: str
     old link was written in; `moved` is the graph with the note already where it goes."""
     full = note.removesuffix(".md")
     if written.startswith(("./", "../")):
-        text = relative_path(full, source)
-    elif "/" in written.lstrip("/"):
-        text = ("/" if written.startswith("/") else "") + full
-    elif style == RELATIVE:
-        text = relative_path(full, source)
-    elif style == SHORTEST and moved.candidates(name_of(full)) == [note]:
-        text = name_of(full)  # no other note has this name
-    else:
-        text = full
-    return text
+        return relative_path(full, source)
+    if "/" in written.lstrip("/"):  # a path from the vault root
+        return ("/" if written.startswith("/") else "") + full
+    if style == RELATIVE:
+        return relative_path(full, source)
+    if style == SHORTEST and moved.candidates(name_of(full)) == [note]:
+        return name_of(full)  # no other note has this name
+    return full
 # endregion link-text
 
 
