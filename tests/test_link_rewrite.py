@@ -11,8 +11,10 @@ Exact texts pin the form of each rewritten link (display text, heading, encoding
 """
 import difflib
 import json
+import random
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -290,3 +292,40 @@ def test_every_note_of_the_sample_vault_moves_without_breaking_a_link(tmp_path, 
         if new in notes:
             continue  # Bread/Troubleshooting.md beside Ferments/Troubleshooting.md: refused, tested above
         move(step, tmp_path / str(number), notes, note, new, settings)
+
+
+FOLDERS = ["", "A/", "B/", "A/Deep/", "C D/"]
+NAMES = ["Plan", "plan", "Other", "Crème brûlée", "Plan B"]
+
+
+def random_link(rng, notes: list[str], source: str) -> str:
+    """A link to one of the notes (or to nothing), in one of the forms a vault holds."""
+    path = rng.choice(notes + ["Nowhere.md"]).removesuffix(".md")
+    folder = source.rpartition("/")[0]
+    target = rng.choice([
+        path.rpartition("/")[2],  # bare name
+        path,  # from the root
+        "/" + path,
+        "/".join(path.split("/")[-2:]),  # partial path
+        ("../" * len(folder.split("/")) if folder else "./") + path,  # relative
+    ])
+    tail = rng.choice(["", "#Goals", "#^b1", "|shown", "#Goals|shown"])
+    if rng.random() < 0.3:
+        destination = quote(target) + ".md" + tail.partition("|")[0].replace(" ", "%20")
+        return f"[{tail.partition('|')[2] or 'text'}]({destination})"
+    return rng.choice(["", "!"]) + f"[[{target}{tail}]]"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_vaults_and_moves_keep_every_link_on_its_note(step, tmp_path, seed):
+    rng = random.Random(seed)
+    paths = sorted({rng.choice(FOLDERS) + rng.choice(NAMES) + ".md" for _ in range(9)})
+    notes = {}
+    for path in paths:
+        links = [random_link(rng, paths, path) for _ in range(6)]
+        front = f'---\nup: "{links[0]}"\n---\n' if "[[" in links[0] else ""
+        notes[path] = front + "# Goals\ntext ^b1\n" + " and ".join(links[1:]) + "\n"
+    old = rng.choice(paths)
+    new = next(new for new in (rng.choice(FOLDERS) + rng.choice(NAMES + ["Fresh"]) + ".md" for _ in range(50))
+               if new not in paths and new.lower() not in {path.lower() for path in paths})
+    move(step, tmp_path, notes, old, new, {"newLinkFormat": rng.choice(["shortest", "relative", "absolute"])})
