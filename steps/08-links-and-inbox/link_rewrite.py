@@ -35,7 +35,10 @@ Decisions:
   at the same place. A dangling [[Name]] that the moved note now answers is Obsidian's
   way of creating the note a link asked for; it is not rewritten.
 - The moved note's own rewrite names it at `old`, where its text was read; the writer
-  checks `before` there and writes `after` at `new`.
+  checks `before` there and writes `after` at `new`. `before` is the text read_note
+  gives: a byte order mark is not in it, CR LF line endings are.
+- Only the notes the graph knows are read: a note the server does not serve keeps its
+  links as they were, since the server may neither read nor write it.
 """
 import json
 from bisect import bisect_left
