@@ -233,11 +233,11 @@ def test_the_vaults_new_link_format_is_followed(step, tmp_path, setting, expecte
 
 
 def test_crlf_bom_and_unicode_names_are_kept(step, tmp_path):
-    text = "---\r\nup: \"[[Crème]]\"\r\n---\r\nLine [[Crème|c]]\r\nand [x](Cr%C3%A8me.md) end\r\n"
+    text = "---\r\nup: \"[[Crème]]\"\r\n---\r\nLine [[Crème|c]]\r\nand [x](Cr%C3%A8me.md) [y](Crème.md) end\r\n"
     notes = {"Home.md": BOM + text.encode(), "Crème.md": ""}
     changed = move(step, tmp_path, notes, "Crème.md", "Desserts/Crème brûlée.md")
     assert changed == {"Home.md": text.replace("[[Crème", "[[Crème brûlée").replace(
-        "Cr%C3%A8me.md", "Crème%20brûlée.md")}
+        "Cr%C3%A8me.md", "Cr%C3%A8me%20br%C3%BBl%C3%A9e.md").replace("(Crème.md)", "(Crème%20brûlée.md)")}
     assert (tmp_path / "Home.md").read_bytes().startswith(BOM)
 
 

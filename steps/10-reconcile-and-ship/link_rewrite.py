@@ -43,7 +43,7 @@ Decisions:
 import json
 from bisect import bisect_left
 from typing import NamedTuple
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from links import LinkGraph, folder_of, name_key, name_of, vault_rooted
 from markdown import _MARKDOWN_LINK, _WIKILINK, Link, _wikilink, find_links
@@ -225,8 +225,16 @@ def link_with_target(written: str, link: Link, target: str) -> str:
     if old.lower().endswith(".md"):
         target += ".md"
     if link.markdown and not written[start - 1 : start] == "<":
-        target = "".join(quote(c) if c in MARKDOWN_UNSAFE or not c.isprintable() else c for c in target)
+        target = encoded(target, like=old)
     return written[:start] + target + written[end:]
+
+
+def encoded(target: str, like: str) -> str:
+    """A Markdown link's target percent-encoded: what would end or break the link always,
+    and letters beyond ASCII too when the old target spelled its own that way ("Cr%C3%A8me")."""
+    spelled_out = like.isascii() and not unquote(like).isascii()
+    return "".join(quote(c) if c in MARKDOWN_UNSAFE or not c.isprintable() or (spelled_out and not c.isascii())
+                   else c for c in target)
 
 
 def wikilink_target(written: str) -> tuple[int, int]:
