@@ -56,13 +56,13 @@ def apply(root: Path, plan, old: str, new: str) -> None:
     for rewrite in plan:
         file = root / rewrite.path
         data = file.read_bytes()
-        assert step_text(data) == rewrite.before, f"{rewrite.path}: `before` is not the text on disk"
+        assert text_of(data) == rewrite.before, f"{rewrite.path}: `before` is not the text on disk"
         file.write_bytes((BOM if data.startswith(BOM) else b"") + rewrite.after.encode())
     (root / new).parent.mkdir(parents=True, exist_ok=True)
     (root / old).rename(root / new)
 
 
-def step_text(data: bytes) -> str:
+def text_of(data: bytes) -> str:
     return data.removeprefix(BOM).decode()
 
 
