@@ -47,6 +47,8 @@ CALLS = [
     ("undo_edit", {"editId": "editId"}),  # the id the last write answered with (see LATER)
     ("get_note", {"path": "Ferments/Koji"}),
     ("delete_note", {"path": "Ferments/Koji.md", "version": "version"}),  # the version just read
+    ("get_note", {"path": "Ferments/Miso"}),
+    ("move_note", {"path": "Ferments/Miso.md", "to": "Ferments/Old/Miso.md", "version": "version"}),
     ("reindex", {}),
 ]
 

@@ -197,7 +197,7 @@ def test_the_file_mode_is_kept(step, vault):
 
 
 # region write policy
-WRITE_TOOLS = {"create_note", "edit_note", "set_properties", "delete_note", "undo_edit"}
+WRITE_TOOLS = {"create_note", "edit_note", "set_properties", "move_note", "delete_note", "undo_edit"}
 
 
 def tool_names(url, step) -> set[str]:
@@ -358,3 +358,71 @@ def test_the_journal_keeps_the_last_writes(step, tmp_path):
     assert kept == sorted(ids[5:])  # the oldest five went
     assert store.read(ids[-1]).changes[0].before == b"x" * 10
 # endregion
+
+
+# region move
+def vault_bytes(vault) -> dict:
+    return {str(file.relative_to(vault)): file.read_bytes() for file in vault.rglob("*.md")
+            if ".trash" not in file.parts}
+
+
+def backlink_sources(client, path) -> set:
+    return {backlink["path"] for backlink in tool_data(client, "get_backlinks", path=path)["backlinks"]}
+
+
+def test_a_move_rewrites_every_link_and_undo_puts_all_back(step, tmp_path):
+    vault = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    original = vault_bytes(vault)
+    old, new = "Bread/Bulk fermentation.md", "Bread/Archive/Bulk rise.md"
+    with serve(step, vault) as (url, _):
+        client = session(url, step)
+        linking = backlink_sources(client, old)
+        assert linking
+        version = tool_data(client, "get_note", path=old)["version"]
+        assert "nothing was written" in tool_refusal(client, "move_note", path=old, to=new, version="0" * 16)
+        assert "exists" in tool_refusal(client, "move_note", path=old, to="Home.md", version=version)
+        tool_refusal(client, "move_note", path=old, to="../Outside.md", version=version)
+        assert vault_bytes(vault) == original
+        moved = tool_data(client, "move_note", path=old, to=new, version=version)
+        assert moved["to"] == new and set(moved["changed"]) <= linking | {new} and moved["changed"]
+        assert not (vault / old).exists() and (vault / new).is_file()
+        assert backlink_sources(client, new) == linking  # the backlinks follow the note
+        assert "No note" in tool_refusal(client, "get_backlinks", path=old)
+        for text in (file.read_text() for file in vault.rglob("*.md")):
+            assert "[[Bulk fermentation" not in text and "(Bulk%20fermentation.md)" not in text
+        tool_data(client, "undo_edit", editId=moved["editId"])
+    assert vault_bytes(vault) == original
+
+
+def test_a_move_is_refused_when_a_linking_note_changed_since_that_edit(step, tmp_path):
+    vault = tmp_path / "vault"
+    write(vault, "A.md", b"# A\n")
+    write(vault, "B.md", b"see [[A]]\n")
+    with serve(step, vault) as (url, _):
+        client = session(url, step)
+        version = tool_data(client, "get_note", path="A.md")["version"]
+        moved = tool_data(client, "move_note", path="A.md", to="Z/A2", version=version)
+        assert moved["changed"] == ["B.md"] and (vault / "B.md").read_bytes() == b"see [[A2]]\n"
+        (vault / "B.md").write_bytes(b"see [[A2]] and more\n")
+        refusal = tool_refusal(client, "undo_edit", editId=moved["editId"])
+        assert "B.md" in refusal
+    assert (vault / "Z/A2.md").read_bytes() == b"# A\n" and not (vault / "A.md").exists()
+# endregion
+
+
+@pytest.mark.parametrize("number", [9, 10])
+def test_the_watcher_sees_an_edit_and_backlinks_follow(number, tmp_path):
+    import time
+    step = find_step(number)
+    vault = tmp_path / "vault"
+    write(vault, "Target.md", b"# Target\n")
+    write(vault, "Source.md", b"# Source\n")
+    with serve(step, vault) as (url, _):
+        client = session(url, step)
+        assert backlink_sources(client, "Target.md") == set()
+        tool_data(client, "edit_note", path="Source.md", operation="append", content="See [[Target]].")
+        deadline = time.monotonic() + 10
+        while backlink_sources(client, "Target.md") != {"Source.md"} and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert backlink_sources(client, "Target.md") == {"Source.md"}

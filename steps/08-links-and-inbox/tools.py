@@ -19,6 +19,7 @@ from resources import title_of
 from schema import check_schema, defaults, validate
 from embeds import Embeds, part_name, waiting_embeds
 import inbox
+import note_moves
 import related
 from edits import OPERATIONS, EditError, edit_text
 from properties import set_properties as set_in_text
@@ -770,8 +771,50 @@ UNDO_EDIT = Tool(
 )
 
 
+def move_note(context: Context, arguments: dict) -> dict:
+    entry, changed = note_moves.move_note(context.vault, context.policy, context.index.link_graph(),
+                                          arguments["path"], arguments["to"], arguments["version"])
+    source, target, version = entry.moves[0]
+    return {"path": source, "to": target, "version": version, "changed": changed} | journaled(context, entry)
+
+
+MOVE_NOTE = Tool(
+    name="move_note",
+    title="Move or rename a note",
+    description=(
+        "Move or rename a note of the user's Obsidian vault (`to`: its new path, e.g. "
+        '"Bread/Archive/Old focaccia.md"), and rewrite every link to it in other notes, as Obsidian '
+        "does when it updates links: headings, blocks and display text kept, each link written the "
+        "way Obsidian would. Pass the `version` get_note gave. `changed` lists the notes whose links "
+        "were rewritten; undo_edit with the answer's `editId` puts the note and every link back."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": 1024},
+            "to": {"type": "string", "minLength": 1, "maxLength": 1024, "description": "the note's new path"},
+            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+        },
+        "required": ["path", "to", "version"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"}, "to": {"type": "string"},
+            "version": {"type": "string", "description": "the note's version at its new path"},
+            "changed": {"type": "array", "items": {"type": "string"}, "description": "notes whose links changed"},
+            "editId": {"type": "string"},
+        },
+        "required": ["path", "to", "version", "changed"],
+    },
+    run=move_note,
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
+)
+
+
 # The tools that change a note; a write policy may take these away, and create_note.
-EDITS = [EDIT_NOTE, SET_PROPERTIES, DELETE_NOTE, UNDO_EDIT]
+EDITS = [EDIT_NOTE, SET_PROPERTIES, MOVE_NOTE, DELETE_NOTE, UNDO_EDIT]
 WRITES = {"create_note"} | {tool.name for tool in EDITS}
 
 

@@ -112,8 +112,9 @@ def undo(vault: Vault, policy, journal: Journal, edit_id: str) -> list[str]:
         for path in paths:
             if not path.startswith(TRASH + "/"):
                 policy.check(vault, path)
+        moved_to = {source: target for source, target, _ in entry.moves}  # a moved note is checked where it is
         for change in entry.changes:  # every file first: all put back, or none
-            check_unchanged(vault, change.path, change.after)
+            check_unchanged(vault, moved_to.get(change.path, change.path), change.after)
         for source, target, version in entry.moves:
             check_unchanged(vault, source, None)
             check_unchanged(vault, target, version)
