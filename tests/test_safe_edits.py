@@ -426,3 +426,14 @@ def test_the_watcher_sees_an_edit_and_backlinks_follow(number, tmp_path):
         while backlink_sources(client, "Target.md") != {"Source.md"} and time.monotonic() < deadline:
             time.sleep(0.1)
         assert backlink_sources(client, "Target.md") == {"Source.md"}
+
+
+def test_the_bundle_settings_reach_the_policy(vault, monkeypatch):
+    """The bundle passes its settings as variables (steps/package.py): "true" and folders joined."""
+    step = find_step(10)
+    monkeypatch.setenv("VAULT_MCP_WRITE_FOLDER", os.pathsep.join(["Journal", "Ideas"]))
+    with serve(step, vault) as (url, _):
+        assert "create_note" not in tool_names(url, step) and "edit_note" in tool_names(url, step)
+    monkeypatch.setenv("VAULT_MCP_READ_ONLY", "true")
+    with serve(step, vault) as (url, _):
+        assert not tool_names(url, step) & WRITE_TOOLS
