@@ -437,3 +437,9 @@ def test_the_bundle_settings_reach_the_policy(vault, monkeypatch):
     monkeypatch.setenv("VAULT_MCP_READ_ONLY", "true")
     with serve(step, vault) as (url, _):
         assert not tool_names(url, step) & WRITE_TOOLS
+
+
+def test_a_utf16_note_stays_utf16_with_its_mark(step, vault):
+    data = "\ufeff# Notiz\r\nÄrger.\r\n".encode("utf-16-le")
+    after = edited(step, vault, data, operation="append", content="Mehr.")
+    assert after == "\ufeff# Notiz\r\nÄrger.\r\nMehr.\r\n".encode("utf-16-le")
