@@ -272,7 +272,7 @@ FRONT = (b'---\n# kept: a comment\ntitle: "Rye"   # quoted, with a comment\ntags
     ({"tags": ["bread", "rye", "sour dough"]}, FRONT.replace(b"[bread, rye]", b"[bread, rye, sour dough]")),
     ({"steps": None}, FRONT.replace(b"steps:\n- mix\n- rest\n", b"")),
     ({"status": "to do: soon"}, FRONT.replace(b"rating: 4\n", b'rating: 4\nstatus: "to do: soon"\n')),
-    ({"steps": ["mix", "true"]}, FRONT.replace(b"steps:\n- mix\n- rest\n", b'steps:\n  - mix\n  - "true"\n')),
+    ({"steps": ["mix", "true"]}, FRONT.replace(b"steps:\n- mix\n- rest\n", b'steps:\n- mix\n- "true"\n')),
 ])
 def test_set_properties_keeps_every_other_byte(step, vault, properties, expected):
     file = write(vault, "Rye.md", FRONT)

@@ -73,10 +73,10 @@ def changed_yaml(yaml: str, before: dict, changes: dict) -> str:
     for name, value in changes.items():
         if name in spans:
             start, end = spans[name]
-            flow = value_is_flow(lines[start])
+            flow, item = value_is_flow(lines[start]), list_item(lines[start + 1 : end])
             lines[start:end] = [None] * (end - start)  # kept in place, so later spans still hold
             if value is not None:
-                lines[start] = written(name, value, flow).removesuffix("\n")
+                lines[start] = written(name, value, flow, item).removesuffix("\n")
         elif value is not None:
             added.append(written(name, value).removesuffix("\n"))
     lines[after_last:after_last] = added
@@ -106,8 +106,16 @@ def value_is_flow(key_line: str) -> bool:
     return key_line.partition(":")[2].strip().startswith("[")
 
 
+def list_item(value_lines: list[str]) -> str:
+    """How the property's list items start ("- " or "  - "), so that new ones start alike."""
+    for line in value_lines:
+        if line.lstrip(" ").startswith("- "):
+            return line[: line.index("-")] + "- "
+    return LIST_INDENT
+
+
 # region written
-def written(name: str, value, flow: bool = False) -> str:
+def written(name: str, value, flow: bool = False, item_start: str = LIST_INDENT) -> str:
     """The lines of one property, as Obsidian would write them, ending with a line break."""
     key = scalar(name, lambda text: parses(f"{text}: 0", {name: 0}))
     if not isinstance(value, list):
@@ -117,8 +125,8 @@ def written(name: str, value, flow: bool = False) -> str:
     if flow:
         items = [scalar(item, lambda text, item=item: parses(f"x: [{text}]", {"x": [item]})) for item in value]
         return f"{key}: [{', '.join(items)}]\n"
-    items = [scalar(item, lambda text, item=item: parses(f"x:\n{LIST_INDENT}{text}", {"x": [item]})) for item in value]
-    return f"{key}:\n" + "".join(f"{LIST_INDENT}{item}\n" for item in items)
+    items = [scalar(item, lambda text, item=item: parses(f"x:\n{item_start}{text}", {"x": [item]})) for item in value]
+    return f"{key}:\n" + "".join(f"{item_start}{item}\n" for item in items)
 
 
 def scalar(value, reads_back) -> str:
