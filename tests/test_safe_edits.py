@@ -443,3 +443,30 @@ def test_a_utf16_note_stays_utf16_with_its_mark(step, vault):
     data = "\ufeff# Notiz\r\nÄrger.\r\n".encode("utf-16-le")
     after = edited(step, vault, data, operation="append", content="Mehr.")
     assert after == "\ufeff# Notiz\r\nÄrger.\r\nMehr.\r\n".encode("utf-16-le")
+
+
+def test_a_move_refuses_a_linking_note_changed_after_the_plan_read_it(tmp_path, monkeypatch):
+    """The plan is read without locks; a note changed between the plan and the writes is not
+    written over, and nothing moves."""
+    from helpers import STEPS_DIR, step_modules
+    with step_modules(STEPS_DIR / "08-links-and-inbox"):
+        import note_moves
+        from links import LinkGraph
+        from note_writes import StaleVersion, version_of
+        from vault import Vault
+        from write_policy import WritePolicy
+    write(tmp_path, "A.md", b"# A\n")
+    write(tmp_path, "B.md", b"see [[A]]\n")
+    vault = Vault(tmp_path)
+    planned = note_moves.plan_move
+
+    def plan_then_the_user_types(*arguments):
+        plan = planned(*arguments)
+        (tmp_path / "B.md").write_bytes(b"see [[A]], and the user's words\n")
+        return plan
+
+    monkeypatch.setattr(note_moves, "plan_move", plan_then_the_user_types)
+    with pytest.raises(StaleVersion, match="B.md"):
+        note_moves.move_note(vault, WritePolicy(), LinkGraph.build(vault), "A.md", "Z/A2.md", version_of(b"# A\n"))
+    assert (tmp_path / "B.md").read_bytes() == b"see [[A]], and the user's words\n"
+    assert (tmp_path / "A.md").is_file() and not (tmp_path / "Z").exists()
