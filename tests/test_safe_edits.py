@@ -258,8 +258,13 @@ def test_denied_and_excluded_notes_are_never_written(vault):
                                          content="x")
         assert "excluded files" in tool_refusal(client, "edit_note", path="Archive/Old.md", operation="append",
                                                 content="x")
+        write(vault, "Open.md", b"open\n")
+        version = tool_data(client, "get_note", path="Open.md")["version"]
+        for target in ("Private/Open.md", "private/open", "Archive/Open.md"):
+            tool_refusal(client, "move_note", path="Open.md", to=target, version=version)
     assert (vault / "Private/Diary.md").read_bytes() == b"mine\n"
     assert (vault / "Archive/Old.md").read_bytes() == b"old\n"
+    assert (vault / "Open.md").is_file() and not (vault / "Private/Open.md").exists()
 
 
 # region properties
