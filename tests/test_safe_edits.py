@@ -252,16 +252,17 @@ def test_denied_and_excluded_notes_are_never_written(vault):
     write(vault, "Private/Diary.md", b"mine\n")
     write(vault, "Archive/Old.md", b"old\n")
     write(vault, ".obsidian/app.json", b'{"userIgnoreFilters": ["Archive/"]}')
+    write(vault, "Open.md", b"open\n")
     with serve(step, vault, "--exclude", "Private") as (url, _):
         client = session(url, step)
         assert "No note" in tool_refusal(client, "edit_note", path="Private/Diary.md", operation="append",
                                          content="x")
         assert "excluded files" in tool_refusal(client, "edit_note", path="Archive/Old.md", operation="append",
                                                 content="x")
-        write(vault, "Open.md", b"open\n")
         version = tool_data(client, "get_note", path="Open.md")["version"]
-        for target in ("Private/Open.md", "private/open", "Archive/Open.md"):
-            tool_refusal(client, "move_note", path="Open.md", to=target, version=version)
+        for target, why in (("Private/Open.md", "deny list"), ("private/open", "deny list"),
+                            ("Archive/Open.md", "excluded files")):
+            assert why in tool_refusal(client, "move_note", path="Open.md", to=target, version=version)
     assert (vault / "Private/Diary.md").read_bytes() == b"mine\n"
     assert (vault / "Archive/Old.md").read_bytes() == b"old\n"
     assert (vault / "Open.md").is_file() and not (vault / "Private/Open.md").exists()
