@@ -131,8 +131,9 @@ def bundle_manifest() -> dict:
         "name": name,
         "display_name": "Obsidian vault",
         "version": version,
-        "description": "Search, read and link the notes of an Obsidian vault, and save new ones "
-                       "to its inbox. Python's standard library only: nothing to install.",
+        "description": "Search, read and link the notes of an Obsidian vault, save new ones to its "
+                       "inbox, and edit, move or delete notes safely, each write undoable. Python's "
+                       "standard library only: nothing to install.",
         "author": {"name": "vault-mcp-guide"},
         "license": "MIT",
         "icon": "data/icon-512.png",  # shared data (steps.toml): at data/ in the bundle
@@ -153,6 +154,9 @@ def optional_settings(server) -> dict[str, tuple[str, str]]:
         "model": ("Ollama model", "The embedding model Ollama runs, when the embedder is Ollama"),
         "exclude": ("Private folders", "Folders of the vault the assistant must never see, as if they did not "
                                        "exist; separate several with ':' (';' on Windows)"),
+        "read_only": ("Read only", "Offer no tool that writes: no new note, no edit, no move, no delete"),
+        "write_folder": ("Folders to write in", "Folders of the vault the assistant may change notes in, and no "
+                                                "others; separate several with ':' (';' on Windows); empty: any"),
     }
 
 
@@ -183,7 +187,11 @@ def settings_form(server) -> dict:
                       "required": True}}
     for key, (title, description) in optional_settings(server).items():
         default = getattr(defaults, key)
-        if isinstance(default, list):  # --exclude: a list, which its variable spells joined
+        if isinstance(default, bool):  # --read-only: a switch, which its variable spells "true"
+            form[key] = {"type": "boolean", "title": title, "description": description, "required": False,
+                         "default": default}
+            continue
+        if isinstance(default, list):  # --exclude, --write-folder: a list, which its variable spells joined
             default = os.pathsep.join(default)
         form[key] = {"type": "string", "title": title, "description": description, "required": False,
                      "default": str(default)}

@@ -10,6 +10,9 @@ A wire script is a bash script that sources wire/lib.sh and calls its functions:
     listen_while_editing SECONDS NOTE 'Header: value' ...
                                            the GET stream, read for SECONDS while a
                                            line is added to NOTE in the vault
+    remember_version, remember_edit        keep the "version" (or "editId") of the last
+                                           answer as $VERSION ($EDIT_ID), which a body
+                                           between <<JSON markers (not quoted) may use
 
 With curl on the PATH the script itself runs. Without it, this module reads the
 same calls out of the script and makes the requests with http.client (what
@@ -45,7 +48,32 @@ def run_with_curl(script: Path, url: str, state_dir: Path, vault: Path | None = 
 def run_with_python(script: Path, url: str, state: dict) -> str:
     """state holds $SESSION between scripts, and MCP_VAULT, the vault a script may edit."""
     state.setdefault("MCP_VAULT", str(practice_vault(script)))
-    return "".join((listen if call[0] == LISTEN else exchange)(url, *call, state) for call in parse_script(script))
+    out = []
+    for call in parse_script(script):
+        if call[0] == REMEMBER:
+            name, pattern = REMEMBERED[call[1]]
+            found = pattern.search(out[-1] if out else "")
+            state[name] = found.group(1) if found else ""
+        elif call[0] == LISTEN:
+            out.append(listen(url, *call, state))
+        else:
+            out.append(exchange(url, *expanded(call, state), state))
+    return "".join(out)
+
+
+REMEMBER = "REMEMBER"  # a call of remember_version or remember_edit
+REMEMBERED = {  # as lib.sh's grep finds them
+    "remember_version": ("VERSION", re.compile(r'"version": "([0-9a-f]*)"')),
+    "remember_edit": ("EDIT_ID", re.compile(r'"editId": "([0-9]*)"')),
+}
+
+
+def expanded(call: tuple, state: dict) -> tuple:
+    """A body between unquoted markers, with $VERSION and friends as bash expands them."""
+    method, headers, body, shown = call
+    if isinstance(body, Template):
+        body = shown = body.safe_substitute(defaultdict(str, state))
+    return method, headers, body, shown
 
 
 def practice_vault(script: Path) -> Path:
@@ -64,9 +92,11 @@ def parse_script(script: Path) -> list[tuple[str, list[str], str, str]]:
     calls, lines = [], iter(script.read_text().splitlines())
     for line in lines:
         words = shlex.split(line, comments=True)
-        if not words or words[0] not in ("post", "post_large", "send", "listen_while_editing"):
+        if not words or words[0] not in ("post", "post_large", "send", "listen_while_editing", *REMEMBERED):
             continue
-        if words[0] == "listen_while_editing":
+        if words[0] in REMEMBERED:
+            calls.append((REMEMBER, words[0]))
+        elif words[0] == "listen_while_editing":
             calls.append((LISTEN, words[3:], words[1], words[2]))
         elif words[0] == "send":
             calls.append((words[1], words[2:], "", ""))
@@ -82,6 +112,8 @@ def parse_script(script: Path) -> list[tuple[str, list[str], str, str]]:
                     break
                 body_lines.append(body_line)
             body = "\n".join(body_lines)
+            if "<<'" not in line:  # an unquoted marker: bash expands $NAME in the body
+                body = Template(body)
             calls.append(("POST", words[1:], body, body))
     return calls
 

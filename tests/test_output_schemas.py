@@ -42,8 +42,19 @@ CALLS = [
     ("related_notes", {"path": "Ferments/Kimchi", "limit": 4}),
     ("list_tags", {}),
     ("create_note", {"title": "Output schema check", "content": "A note.", "tags": ["test"]}),
+    ("edit_note", {"path": "Home.md", "operation": "append", "content": "A line."}),
+    ("set_properties", {"path": "Home.md", "properties": {"reviewed": True}}),
+    ("undo_edit", {"editId": "editId"}),  # the id the last write answered with (see LATER)
+    ("get_note", {"path": "Ferments/Koji"}),
+    ("delete_note", {"path": "Ferments/Koji.md", "version": "version"}),  # the version just read
+    ("get_note", {"path": "Ferments/Miso"}),
+    ("move_note", {"path": "Ferments/Miso.md", "to": "Ferments/Old/Miso.md", "version": "version"}),
     ("reindex", {}),
 ]
+
+
+# Arguments taken from an answer before: the editId of the last write, the version of the last read.
+LATER = {"editId", "version"}
 
 
 @pytest.mark.parametrize("step", STEPS_WITH_OUTPUT_SCHEMAS, ids=lambda step: step.folder)
@@ -59,12 +70,14 @@ def test_every_structured_result_fits_its_output_schema(step, tmp_path):
         schemas = {tool["name"]: tool["outputSchema"] for tool in tools if "outputSchema" in tool}
         accepted = {tool["name"]: set(tool["inputSchema"].get("properties", {})) for tool in tools}
         assert schemas, f"{step.folder} declares no output schema"
-        checked = set()
+        checked, seen = set(), {}
         calls = CALLS + (BY_LINK_NAME if step.number >= BY_LINK_NAME_FROM else [])
         for number, (name, arguments) in enumerate(calls, 2):
             if name not in schemas or not set(arguments) <= accepted[name]:  # a tool or argument of a later step
                 continue
+            arguments = {key: seen.get(value, value) if key in LATER else value for key, value in arguments.items()}
             result = call_once_indexed(client, session, rpc("tools/call", id=number, name=name, arguments=arguments))
+            seen.update({key: value for key, value in result.get("structuredContent", {}).items() if key in LATER})
             assert result["isError"] is False, (name, arguments, result)
             problems = validate(schemas[name], result["structuredContent"])
             assert problems == [], f"{step.folder} {name}({arguments}): {problems}"

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Step 8: the link graph (get_backlinks, related_notes) and one safe write (create_note).
+"""Step 8: the link graph (get_backlinks, related_notes) and safe writes (create_note, edit_note).
 
 protocol.py is the core and knows no transport; http_transport.py and
 stdio_transport.py carry it; tools.py and resources.py offer the vault's notes
 through vault.py, the one place a path becomes a file; vault_index.py keeps the
 search index (index.py stores it, search.py ranks it, keyword_index.py scores
 words) fed with notes cut by notes.py and embedded by embeddings.py; links.py
-resolves links as Obsidian does; inbox.py is the one place that writes a note.
+resolves links as Obsidian does; inbox.py creates a note, note_writes.py changes one.
 Run it:  python3 server.py --vault PATH --port 3000   (HTTP)
          python3 server.py --vault PATH --stdio       (for clients that start the server)
 The index lives in your cache folder, never in the vault (--index-dir to choose).
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from embeddings import KINDS, make_embedder
 from http_transport import McpHttpServer
+from journal import Journal
 from index import default_index_dir
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaError
@@ -27,8 +28,9 @@ from protocol import Server
 from scratch_vault import DEFAULT_VAULT, scratch_vault
 from static_embedder import TableMissing
 from stdio_transport import serve_stdio
-from vault import Vault
+from vault import Vault, VaultError
 from vault_index import VaultIndex
+from write_policy import WritePolicy
 
 log = logging.getLogger("step8")
 
@@ -49,13 +51,27 @@ def main():
     index = VaultIndex(vault, embedder, default_index_dir(vault.root, args.index_dir))
     log.info("index: %s", index.directory)
     index.start(rebuild=args.reindex)  # in its own thread: the server answers meanwhile
+    policy = write_policy(args)
+    journal = Journal(index.directory / "journal")  # beside the index, never in the vault
     try:
         if args.stdio:
-            serve_stdio(Server(vault, index, args.inbox))
+            serve_stdio(Server(vault, index, args.inbox, policy, journal))
         else:
-            serve_http(args, Server(vault, index, args.inbox))
+            serve_http(args, Server(vault, index, args.inbox, policy, journal))
     except KeyboardInterrupt:
         pass
+
+
+def write_policy(args) -> WritePolicy:
+    try:
+        policy = WritePolicy.make(args.read_only, args.write_folder)
+    except VaultError as error:
+        sys.exit(f"--write-folder: {error}")
+    if policy.read_only:
+        log.info("read-only: no tool that writes is offered")
+    elif policy.folders:
+        log.info("writes only in: %s", ", ".join(policy.folders))
+    return policy
 
 
 def serve_http(args, core: Server):
@@ -93,6 +109,12 @@ def parse_args():
     search.add_argument("--reindex", action="store_true", help="build the index anew at startup")
     parser.add_argument("--inbox", default=os.environ.get("VAULT_MCP_INBOX", "Inbox"),
                         help="the folder of the vault where create_note writes (default: %(default)s)")
+    writes = parser.add_argument_group("writes")
+    writes.add_argument("--read-only", action="store_true", default=os.environ.get("VAULT_MCP_READ_ONLY", "") not in
+                        ("", "0", "false", "no"), help="offer no tool that writes, create_note included "
+                                                       "[VAULT_MCP_READ_ONLY=1]")
+    writes.add_argument("--write-folder", action="append", metavar="FOLDER",
+                        help="write only inside this folder of the vault; repeat it for more (default: anywhere)")
     limits = parser.add_argument_group("limits (HTTP)")
     default = Limits()
     limits.add_argument("--max-connections", type=int, default=default.max_connections, metavar="N",

@@ -14,9 +14,11 @@ from functools import partial
 from request_log import log_request
 from resources import TEMPLATE, list_resources, read_resource
 from subscriptions import META_SUBSCRIPTION_ID, Hub, Listener
-from tools import TOOLS, Context, call_tool
+from tools import Context, call_tool, offered_tools
 from vault import InvalidCursor, NoteNotFound, Vault, VaultError, path_to_uri, uri_to_path
 from vault_index import VaultIndex
+from journal import Journal
+from write_policy import WritePolicy
 
 log = logging.getLogger("protocol")
 
@@ -43,7 +45,9 @@ INSTRUCTIONS = (
     "or the name its links use, with its properties, tags, links and headings, or just the "
     "section under one heading; get_backlinks and related_notes show how notes connect; "
     "list_notes gives the notes' paths, list_tags the tags. create_note saves a new note in the "
-    "inbox, the one thing this server writes."
+    "inbox; edit_note changes part of a note, set_properties its properties, delete_note moves it "
+    "to the trash, and undo_edit undoes any of these. Before you change a note, read it with get_note "
+    "and pass the `version` it gave: a change to a note changed since is refused; read it again."
 )
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 # 2026-07-28 lets a result say how long a client may cache it. The tools and the
@@ -184,8 +188,10 @@ class Progress:
 
 
 class Server:
-    def __init__(self, vault: Vault, index: VaultIndex, inbox: str = "Inbox", hub: Hub | None = None):
-        self.vault, self.index, self.inbox = vault, index, inbox
+    def __init__(self, vault: Vault, index: VaultIndex, inbox: str = "Inbox", hub: Hub | None = None,
+                 policy: WritePolicy = WritePolicy(), journal: Journal | None = None):
+        self.vault, self.index, self.inbox, self.policy, self.journal = vault, index, inbox, policy, journal
+        self.tools = offered_tools(policy, inbox)  # the write tools the policy allows, and every other
         self.hub = hub or Hub()  # the watcher tells it of changes; it tells the listeners
 
     def handle(self, message, session: Session | None, notify=None) -> dict | None:
@@ -385,16 +391,17 @@ class Server:
         }
 
     def list_tools(self, params: dict) -> dict:
-        return {"tools": [tool.declaration() for tool in TOOLS.values()]}
+        return {"tools": [tool.declaration() for tool in self.tools.values()]}
 
     def call_tool(self, params: dict, progress: Progress) -> dict:
         name = params.get("name")
         if not isinstance(name, str):
             raise ProtocolError(INVALID_PARAMS, "tools/call needs params.name, a string")
-        if name not in TOOLS:
+        if name not in self.tools:
             # The client should only call tools it was told about: a protocol error.
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name!r}")
-        return call_tool(TOOLS[name], params.get("arguments"), Context(self.vault, self.index, self.inbox, progress))
+        context = Context(self.vault, self.index, self.inbox, progress, policy=self.policy, journal=self.journal)
+        return call_tool(self.tools[name], params.get("arguments"), context)
 
     def list_resources(self, params: dict) -> dict:
         cursor = params.get("cursor")

@@ -6,7 +6,7 @@ stdio_transport.py carry it; tools.py and resources.py offer the vault's notes
 through vault.py, the one place a path becomes a file; vault_index.py keeps the
 search index (index.py stores it, search.py ranks it, keyword_index.py scores
 words) fed with notes cut by notes.py and embedded by embeddings.py; links.py
-resolves links as Obsidian does; inbox.py is the one place that writes a note.
+resolves links as Obsidian does; inbox.py creates a note, note_writes.py changes one.
 watcher.py polls the vault and feeds changed notes to the index, one at a time;
 subscriptions.py tells the clients that asked (GET stream, stdio, subscriptions/listen).
 Run it:  python3 server.py --vault PATH --port 3000   (HTTP)
@@ -23,6 +23,7 @@ from pathlib import Path
 
 from embeddings import KINDS, make_embedder
 from http_transport import McpHttpServer
+from journal import Journal
 from index import default_index_dir
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaError
@@ -31,8 +32,9 @@ from scratch_vault import DEFAULT_VAULT, scratch_vault
 from static_embedder import TableMissing
 from stdio_transport import serve_stdio
 from subscriptions import Hub
-from vault import Vault
+from vault import Vault, VaultError
 from vault_index import VaultIndex
+from write_policy import WritePolicy
 from watcher import Watcher
 
 log = logging.getLogger("step9")
@@ -58,11 +60,13 @@ def main():
     index.start(rebuild=args.reindex)  # in its own thread: the server answers meanwhile
     # SIGTERM (a service manager, a test) ends the server the way Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    policy = write_policy(args)
+    journal = Journal(index.directory / "journal")  # beside the index, never in the vault
     try:
         if args.stdio:
-            serve_stdio(Server(vault, index, args.inbox, hub))
+            serve_stdio(Server(vault, index, args.inbox, hub, policy, journal))
         else:
-            serve_http(args, Server(vault, index, args.inbox, hub))
+            serve_http(args, Server(vault, index, args.inbox, hub, policy, journal))
     except KeyboardInterrupt:
         pass
     finally:
@@ -92,6 +96,18 @@ def shut_down(watcher: Watcher, hub: Hub) -> None:
     hub.close()
     log.info("stopped")
 # endregion watch
+
+
+def write_policy(args) -> WritePolicy:
+    try:
+        policy = WritePolicy.make(args.read_only, args.write_folder)
+    except VaultError as error:
+        sys.exit(f"--write-folder: {error}")
+    if policy.read_only:
+        log.info("read-only: no tool that writes is offered")
+    elif policy.folders:
+        log.info("writes only in: %s", ", ".join(policy.folders))
+    return policy
 
 
 def serve_http(args, core: Server):
@@ -137,6 +153,12 @@ def parse_args():
     search.add_argument("--reindex", action="store_true", help="build the index anew at startup")
     parser.add_argument("--inbox", default=os.environ.get("VAULT_MCP_INBOX", "Inbox"),
                         help="the folder of the vault where create_note writes (default: %(default)s)")
+    writes = parser.add_argument_group("writes")
+    writes.add_argument("--read-only", action="store_true", default=os.environ.get("VAULT_MCP_READ_ONLY", "") not in
+                        ("", "0", "false", "no"), help="offer no tool that writes, create_note included "
+                                                       "[VAULT_MCP_READ_ONLY=1]")
+    writes.add_argument("--write-folder", action="append", metavar="FOLDER",
+                        help="write only inside this folder of the vault; repeat it for more (default: anywhere)")
     watching = parser.add_argument_group("watching the vault")
     watching.add_argument("--watch-interval", type=float, metavar="SECONDS",
                           default=float(os.environ.get("VAULT_MCP_WATCH_INTERVAL", 1.0)),

@@ -208,6 +208,12 @@ class Vault:
     def read_note(self, user_path) -> tuple[str, str]:
         """(the note's vault-relative path, its text). Every read of a note's text,
         by a tool, a resource, the index or the watcher, comes through here."""
+        relative, data = self.read_bytes(user_path)
+        return relative, note_text(relative, data)
+
+    def read_bytes(self, user_path) -> tuple[str, bytes]:
+        """(the note's vault-relative path, its bytes as they are on disk): what a write
+        compares with, and what a note's version is made of."""
         relative, real = self.locate(user_path)
         try:
             with open(open_inside(self.root, real), "rb") as file:
@@ -222,7 +228,7 @@ class Vault:
             raise VaultError(f"{shown(relative)} cannot be read: {error.strerror}") from None
         if len(data) > MAX_NOTE_BYTES:
             raise too_large(relative, len(data))
-        return relative, note_text(relative, data)
+        return relative, data
     # endregion read-note
 
     def list_notes(self, folder=None) -> list[str]:

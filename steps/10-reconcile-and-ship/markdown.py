@@ -275,6 +275,16 @@ def section_text(text: str, subpath: str) -> str | None:
     `subpath` is what follows "#" in a link: "Timing", or "Day 2#Timing" for the Timing
     under Day 2. Headings compare without regard to case or repeated spaces.
     """
+    found = section_lines(text, subpath)
+    if found is None:
+        return None
+    start, end = found
+    return "\n".join(text.split("\n")[start - 1 : end - 1]).rstrip()
+
+
+def section_lines(text: str, subpath: str) -> tuple[int, int] | None:
+    """Where section_text's section is: its heading's line, and the line after its last
+    (the next heading of its level or above, or one past the end). Lines count from 1."""
     wanted = [_heading_key(part) for part in subpath.split("#") if part.strip()]
     headings = find_headings(text)
     path = []  # (level, key) of the headings above the current one
@@ -284,9 +294,7 @@ def section_text(text: str, subpath: str) -> str | None:
         path.append((heading.level, _heading_key(heading.text)))
         if wanted and _ends_with_chain([key for _, key in path], wanted):
             later = (h.line for h in headings[index + 1 :] if h.level <= heading.level)
-            end = next(later, None)
-            lines = text.split("\n")[heading.line - 1 : None if end is None else end - 1]
-            return "\n".join(lines).rstrip()
+            return heading.line, next(later, text.count("\n") + 2)
     return None
 # endregion section-text
 

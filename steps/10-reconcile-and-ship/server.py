@@ -6,7 +6,7 @@ stdio_transport.py carry it; tools.py and resources.py offer the vault's notes
 through vault.py, the one place a path becomes a file; vault_index.py keeps the
 search index (index.py stores it, search.py ranks it, keyword_index.py scores
 words) fed with notes cut by notes.py and embedded by embeddings.py; links.py
-resolves links as Obsidian does; inbox.py is the one place that writes a note.
+resolves links as Obsidian does; inbox.py creates a note, note_writes.py changes one.
 At startup reconcile.py brings the stored index up to date with what changed
 while the server was off; then watcher.py feeds it each changed note, and
 subscriptions.py tells the clients that asked.
@@ -31,6 +31,7 @@ from pathlib import Path
 
 from embeddings import KINDS, make_embedder
 from http_transport import McpHttpServer
+from journal import Journal
 from index import default_index_dir, open_embedder_folder
 from limits import Limits
 from ollama_client import DEFAULT_MODEL, OllamaEmbedder, OllamaError
@@ -41,6 +42,7 @@ from stdio_transport import serve_stdio
 from subscriptions import Hub
 from vault import Vault, VaultError
 from vault_index import VaultIndex
+from write_policy import WritePolicy
 from watcher import Watcher
 
 log = logging.getLogger("server")
@@ -78,12 +80,14 @@ def main():
     index.start(rebuild=args.reindex)  # in its own thread: the server answers meanwhile
     # SIGTERM (a service manager, a test) ends the server the way Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    policy = write_policy(args)
+    journal = Journal(folder / "journal")  # beside the index, never in the vault
     try:
         if args.stdio:
             say_if_a_person_is_waiting()
-            serve_stdio(Server(vault, index, args.inbox, hub))
+            serve_stdio(Server(vault, index, args.inbox, hub, policy, journal))
         else:
-            serve_http(args, Server(vault, index, args.inbox, hub))
+            serve_http(args, Server(vault, index, args.inbox, hub, policy, journal))
     except KeyboardInterrupt:
         pass
     finally:
@@ -151,6 +155,18 @@ def shut_down(watcher: Watcher, hub: Hub, index: VaultIndex) -> None:
     hub.close()
     index.save_keywords()
     log.info("stopped")
+
+
+def write_policy(args) -> WritePolicy:
+    try:
+        policy = WritePolicy.make(args.read_only, args.write_folder)
+    except VaultError as error:
+        sys.exit(f"--write-folder: {error}")
+    if policy.read_only:
+        log.info("read-only: no tool that writes is offered")
+    elif policy.folders:
+        log.info("writes only in: %s", ", ".join(policy.folders))
+    return policy
 
 
 def serve_http(args, core: Server):
@@ -237,6 +253,12 @@ def parse_args(argv=None):
     notes.add_argument("--exclude", action="append", metavar="FOLDER",
                        help=f"a folder (or a note) of the vault the server never reads nor shows; repeat it for more "
                             f"[{env_variable('--exclude')}, folders separated by {os.pathsep!r}]")
+    writes = parser.add_argument_group("writes")
+    writes.add_argument("--read-only", action="store_true", default=env_flag("--read-only"),
+                        help=f"offer no tool that writes, create_note included [{env_variable('--read-only')}=1]")
+    writes.add_argument("--write-folder", action="append", metavar="FOLDER",
+                        help=f"write only inside this folder of the vault; repeat it for more (default: anywhere) "
+                             f"[{env_variable('--write-folder')}, folders separated by {os.pathsep!r}]")
     connect = parser.add_argument_group("how clients connect")
     connect.add_argument("--stdio", action="store_true", help="speak over stdin and stdout instead of HTTP")
     option(connect, "--host", str, "127.0.0.1", "address to bind for HTTP")
@@ -268,17 +290,24 @@ def parse_args(argv=None):
            "an idle session expires after this", metavar="SECONDS")
     args = parser.parse_args(argv)
     if args.exclude is None:  # as for every option, the command line wins over the variable
-        args.exclude = deny_list_from_env()
+        args.exclude = folders_from_env("--exclude")
+    if args.write_folder is None:
+        args.write_folder = folders_from_env("--write-folder")
     args.token = args.token or None  # an empty secret is no secret: --token "" asks for none
     if not args.stdio:
         check_open_door(args.host, args.token)
     return args
 
 
-def deny_list_from_env() -> list[str]:
-    """VAULT_MCP_EXCLUDE: folders separated as in PATH (':', or ';' on Windows)."""
-    value = os.environ.get(env_variable("--exclude"), "")
+def folders_from_env(flag: str) -> list[str]:
+    """VAULT_MCP_EXCLUDE, VAULT_MCP_WRITE_FOLDER: folders separated as in PATH (':', or ';' on Windows)."""
+    value = os.environ.get(env_variable(flag), "")
     return [folder for folder in value.split(os.pathsep) if folder.strip()]
+
+
+def env_flag(flag: str) -> bool:
+    """VAULT_MCP_READ_ONLY=1 (or true, yes) turns --read-only on."""
+    return os.environ.get(env_variable(flag), "").strip().lower() in ("1", "true", "yes")
 
 
 # region option-maker

@@ -20,8 +20,14 @@ from resources import title_of
 from schema import check_schema, defaults, validate
 from embeds import Embeds, part_name, waiting_embeds
 import inbox
+import note_moves
 import related
-from vault import NoteNotFound, Vault, VaultError, page, path_to_uri, shown
+from edits import OPERATIONS, EditError, edit_text
+from properties import set_properties as set_in_text
+from journal import Change, Entry, Journal, move_to_trash, undo
+from note_writes import change_note, check_version, note_lock, version_of
+from vault import NoteNotFound, Vault, VaultError, note_text, page, path_to_uri, shown
+from write_policy import WritePolicy
 from index import BuildStopped
 from vault_index import NotReady, VaultIndex
 
@@ -47,6 +53,8 @@ class Context:
     inbox: str  # the one folder create_note writes into
     progress: Callable = lambda done, total=None, message=None: None
     cancelled: threading.Event = field(default_factory=threading.Event)  # set by notifications/cancelled
+    policy: WritePolicy = field(default_factory=WritePolicy)  # where the user lets the server write
+    journal: Journal | None = None  # where each write is kept for undo_edit
 
 
 @dataclass
@@ -144,11 +152,13 @@ LIST_NOTES = Tool(
 
 # region get-note
 def get_note(context: Context, arguments: dict) -> dict:
-    path, text, found_by = open_note(context, arguments["path"])
+    path, data, found_by = open_note(context, arguments["path"])
+    text = note_text(path, data)
     note = parse_note(title_of(path), text)
     result = {
         "path": path,
         **found_by,
+        "version": version_of(data),  # what an edit gives back, to show it saw this very text
         "title": note.title,
         "frontmatter": json_ready(note.frontmatter),
         "tags": [tag.name for tag in note.tags],
@@ -186,24 +196,24 @@ def quote_embeds(context: Context, result: dict, heading: str | None, size: int)
 
 
 # region open-note
-def open_note(context: Context, asked: str) -> tuple[str, str, dict]:
-    """The note `asked` names, its text, and how it was found: the exact path first, else
+def open_note(context: Context, asked: str) -> tuple[str, bytes, dict]:
+    """The note `asked` names, its bytes, and how it was found: the exact path first, else
     the note a link [[asked]] written at the vault root leads to."""
     try:
-        path, text = context.vault.read_note(asked)
-        return path, text, {}
+        path, data = context.vault.read_bytes(asked)
+        return path, data, {}
     except NoteNotFound as not_found:
         missing = not_found
     graph = context.index.link_graph()
     target, _ = graph.resolve(asked, VAULT_ROOT)
     if target is None:
         raise NoteNotFound(f"{missing}{alias_hint(graph, asked)}")
-    path, text = context.vault.read_note(target)  # through the vault's checks, like any path
+    path, data = context.vault.read_bytes(target)  # through the vault's checks, like any path
     found_by = {"resolvedFrom": asked}
     candidates = graph.candidates(asked)
     if len(candidates) > 1:  # the link picks one; the model should know of the others
         found_by["candidates"] = candidates
-    return path, text, found_by
+    return path, data, found_by
 # endregion open-note
 
 
@@ -270,8 +280,8 @@ GET_NOTE = Tool(
         '"Shaping", or "Day 2#Timing" for a heading under another) to get only that section\'s '
         'text, or a block\'s id as `blocks` lists it, after "^" (e.g. "^peak-signs"), to get only '
         "that block. Notes the text embeds (![[Note]], ![[Note#Heading]]) are quoted in place, "
-        "each naming its source; `embedsNotShown` lists those left as links, and why. A path that "
-        "leaves the vault is refused."
+        "each naming its source; `embedsNotShown` lists those left as links, and why. `version` "
+        "names the note's bytes as read: pass it to an edit. A path that leaves the vault is refused."
     ),
     input_schema={
         "type": "object",
@@ -295,6 +305,8 @@ GET_NOTE = Tool(
             "resolvedFrom": {"type": "string", "description": "what was asked, when it was read as a link"},
             "candidates": {"type": "array", "items": {"type": "string"},
                            "description": "every note the link could mean, when more than one"},
+            "version": {"type": "string", "description": "changes whenever the note's file changes; "
+                                                         "edits take it to refuse a stale read"},
             "title": {"type": "string"},
             "frontmatter": {"type": "object"},
             "frontmatterError": {"type": "string", "description": "why the properties could not be read"},
@@ -312,7 +324,8 @@ GET_NOTE = Tool(
                                    "embed": {"type": "string"}, "in": {"type": "string"}, "reason": {"type": "string"}},
                                    "required": ["embed", "in", "reason"]}},
         },
-        "required": ["path", "title", "frontmatter", "tags", "aliases", "links", "outline", "blocks", "text"],
+        "required": ["path", "version", "title", "frontmatter", "tags", "aliases", "links", "outline", "blocks",
+                     "text"],
     },
     run=get_note,
     annotations=READ_ONLY,
@@ -549,7 +562,8 @@ LIST_TAGS = Tool(
 # region create-note
 def create_note(context: Context, arguments: dict) -> dict:
     path = inbox.create_note(context.vault, context.inbox, arguments["title"], arguments["content"], arguments.get("tags"))
-    return {"path": path, "uri": path_to_uri(path)}
+    made = Change(path, None, version_of(context.vault.read_bytes(path)[1]))
+    return {"path": path, "uri": path_to_uri(path)} | journaled(context, Entry("create_note", [made]))
 
 
 CREATE_NOTE = Tool(
@@ -574,7 +588,7 @@ CREATE_NOTE = Tool(
     },
     output_schema={
         "type": "object",
-        "properties": {"path": {"type": "string"}, "uri": {"type": "string"}},
+        "properties": {"path": {"type": "string"}, "uri": {"type": "string"}, "editId": {"type": "string"}},
         "required": ["path", "uri"],
     },
     run=create_note,
@@ -584,5 +598,245 @@ CREATE_NOTE = Tool(
 )
 # endregion create-note
 
+def edit_note(context: Context, arguments: dict) -> dict:
+    operation, heading, version = arguments["operation"], arguments.get("heading"), arguments.get("version")
+    if operation in ("replace_section", "find_replace") and version is None:
+        raise EditError(f"{operation} needs `version`, as get_note gave it: read the note first, so that "
+                        "nothing written since is replaced unseen")
+    if operation == "replace_section" and heading is None:
+        raise EditError("replace_section needs `heading`: the heading whose section to replace, or a block's ^id")
+    path, _ = context.vault.locate(arguments["path"])
+    context.policy.check(context.vault, path)
+    written = change_note(context.vault, path, version, lambda text: edit_text(
+        text, operation, arguments["content"], heading, arguments.get("find")))
+    return written_data(context, "edit_note", written)
+
+
+def written_data(context: Context, tool: str, written) -> dict:
+    """The answer of a write: the note's new version, and the id undo_edit takes."""
+    entry = Entry(tool, [Change(written.path, written.before, written.version)])
+    return {"path": written.path, "version": written.version,
+            "changed": written.after != written.before} | journaled(context, entry)
+
+
+def journaled(context: Context, entry: Entry) -> dict:
+    return {"editId": context.journal.record(entry)} if context.journal else {}
+
+
+EDIT_NOTE = Tool(
+    name="edit_note",
+    title="Edit a note",
+    description=(
+        "Change part of an existing note of the user's Obsidian vault, leaving every other byte as it "
+        "was. Read the note with get_note first and pass its `version`: if the note has changed since, "
+        "nothing is written and the answer gives the current version, so read it again. `operation`: "
+        '"append" or "prepend" adds `content` at the end or start of the note (after its properties), '
+        'or of a section when `heading` names one as get_note takes it ("Shaping", "Day 2#Timing", or '
+        'a block "^id"); "replace_section" replaces what is under `heading` (subsections included), '
+        'keeping the heading line; "find_replace" replaces the one exact occurrence of `find` with '
+        "`content`, and refuses when `find` occurs 0 or several times. `version` is required for "
+        "replace_section and find_replace. The answer has the new `version`."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": 1024,
+                     "description": 'The note\'s path, as get_note gave it, e.g. "Bread/Focaccia.md".'},
+            "operation": {"type": "string", "enum": list(OPERATIONS)},
+            "content": {"type": "string", "maxLength": 100_000, "description": "Markdown to add or put in place"},
+            "heading": {"type": "string", "minLength": 1, "maxLength": 1024,
+                        "description": 'A heading as get_note\'s outline shows it, or a block "^id".'},
+            "find": {"type": "string", "minLength": 1, "maxLength": 100_000,
+                     "description": "for find_replace: the exact text to replace, as get_note's text shows it"},
+            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+        },
+        "required": ["path", "operation", "content"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "version": {"type": "string", "description": "the note's version now; pass it to the next edit"},
+            "changed": {"type": "boolean", "description": "false when the edit left the bytes as they were"},
+            "editId": {"type": "string", "description": "pass it to undo_edit to put the note back"},
+        },
+        "required": ["path", "version", "changed"],
+    },
+    run=edit_note,
+    # It changes a note, and the same append made twice adds the text twice.
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
+)
+
+
+def set_properties(context: Context, arguments: dict) -> dict:
+    changes = arguments["properties"]
+    if not changes:
+        raise EditError("properties is empty: give each property to set, or null to remove it")
+    path, _ = context.vault.locate(arguments["path"])
+    context.policy.check(context.vault, path)
+    written = change_note(context.vault, path, arguments.get("version"), lambda text: set_in_text(text, changes))
+    return written_data(context, "set_properties", written)
+
+
+SET_PROPERTIES = Tool(
+    name="set_properties",
+    title="Set a note's properties",
+    description=(
+        "Set or remove properties (frontmatter) of a note of the user's Obsidian vault: `properties` maps "
+        'each name to its new value (text, number, true/false, or a list, e.g. {"status": "done", '
+        '"tags": ["bread", "rye"]}), or to null to remove it. A note without properties gets them. '
+        "Every other property, comment and line of the frontmatter stays exactly as it was. Pass the "
+        "`version` get_note gave, so that nothing changed since is overwritten."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": 1024},
+            "properties": {"type": "object", "additionalProperties": True,
+                           "description": "name -> new value (text, number, true/false, a list of those), "
+                                          "or null to remove the property"},
+            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+        },
+        "required": ["path", "properties"],
+        "additionalProperties": False,
+    },
+    output_schema=EDIT_NOTE.output_schema,
+    run=set_properties,
+    # Setting the same values twice leaves the note as the first call did.
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
+)
+
+
+def delete_note(context: Context, arguments: dict) -> dict:
+    path, real = context.vault.locate(arguments["path"])
+    context.policy.check(context.vault, path)
+    with note_lock(real):
+        _, data = context.vault.read_bytes(path)
+        check_version(path, data, arguments["version"])
+        trashed = move_to_trash(context.vault, path)
+    entry = Entry("delete_note", moves=[(path, trashed, version_of(data))])
+    return {"path": path, "trash": trashed} | journaled(context, entry)
+
+
+DELETE_NOTE = Tool(
+    name="delete_note",
+    title="Move a note to the trash",
+    description=(
+        "Move a note of the user's Obsidian vault to the vault's trash (.trash), where Obsidian shows it "
+        "and the user can restore it; nothing is erased. Pass the `version` get_note gave: a note changed "
+        "since is not deleted. undo_edit with the answer's `editId` puts it back."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": 1024},
+            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+        },
+        "required": ["path", "version"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "trash": {"type": "string", "description": "where it is now"},
+                       "editId": {"type": "string"}},
+        "required": ["path", "trash"],
+    },
+    run=delete_note,
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
+)
+
+
+def undo_edit(context: Context, arguments: dict) -> dict:
+    if context.journal is None:
+        raise VaultError("This server keeps no journal of its writes; nothing can be undone")
+    return {"editId": arguments["editId"], "restored": undo(context.vault, context.policy, context.journal,
+                                                              arguments["editId"])}
+
+
+UNDO_EDIT = Tool(
+    name="undo_edit",
+    title="Undo a write",
+    description=(
+        "Undo one write this server made to the user's Obsidian vault (create_note, edit_note, "
+        "set_properties, delete_note...), given the `editId` its answer carried: every note it changed "
+        "gets back its exact bytes, a deleted note comes back, a created one goes to the trash. Refused, "
+        "with nothing changed, when one of those notes has changed since; the answer names it."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"editId": {"type": "string", "minLength": 1, "maxLength": 64}},
+        "required": ["editId"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {"editId": {"type": "string"},
+                       "restored": {"type": "array", "items": {"type": "string"}, "description": "the notes put back"}},
+        "required": ["editId", "restored"],
+    },
+    run=undo_edit,
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
+)
+
+
+def move_note(context: Context, arguments: dict) -> dict:
+    entry, changed = note_moves.move_note(context.vault, context.policy, context.index.link_graph(),
+                                          arguments["path"], arguments["to"], arguments["version"])
+    source, target, version = entry.moves[0]
+    return {"path": source, "to": target, "version": version, "changed": changed} | journaled(context, entry)
+
+
+MOVE_NOTE = Tool(
+    name="move_note",
+    title="Move or rename a note",
+    description=(
+        "Move or rename a note of the user's Obsidian vault (`to`: its new path, e.g. "
+        '"Bread/Archive/Old focaccia.md"), and rewrite every link to it in other notes, as Obsidian '
+        "does when it updates links: headings, blocks and display text kept, each link written the "
+        "way Obsidian would. Pass the `version` get_note gave. `changed` lists the notes whose links "
+        "were rewritten; undo_edit with the answer's `editId` puts the note and every link back."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "maxLength": 1024},
+            "to": {"type": "string", "minLength": 1, "maxLength": 1024, "description": "the note's new path"},
+            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+        },
+        "required": ["path", "to", "version"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"}, "to": {"type": "string"},
+            "version": {"type": "string", "description": "the note's version at its new path"},
+            "changed": {"type": "array", "items": {"type": "string"}, "description": "notes whose links changed"},
+            "editId": {"type": "string"},
+        },
+        "required": ["path", "to", "version", "changed"],
+    },
+    run=move_note,
+    annotations={"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
+)
+
+
+# The tools that change a note; a write policy may take these away, and create_note.
+EDITS = [EDIT_NOTE, SET_PROPERTIES, MOVE_NOTE, DELETE_NOTE, UNDO_EDIT]
+WRITES = {"create_note"} | {tool.name for tool in EDITS}
+
+
 TOOLS = {tool.name: tool for tool in [LIST_NOTES, GET_NOTE, SEARCH_VAULT, GET_BACKLINKS, RELATED_NOTES,
-                                      LIST_TAGS, CREATE_NOTE, REINDEX]}
+                                      LIST_TAGS, CREATE_NOTE, REINDEX, *EDITS]}
+
+
+def offered_tools(policy: WritePolicy, inbox_folder: str) -> dict[str, Tool]:
+    """The tools this server lists and runs: none that writes where the policy forbids it."""
+    def offered(name: str) -> bool:
+        if name not in WRITES:
+            return True
+        if name == "create_note":
+            return policy.allows(inbox_folder.strip("/") + "/" + "a note.md")
+        return not policy.read_only
+    return {name: tool for name, tool in TOOLS.items() if offered(name)}

@@ -96,6 +96,21 @@ no_answer() {
   exit 1
 }
 
+# remember_version   keeps the "version" of the last answer (get_note's, an edit's) as
+# $VERSION, here and in the next scripts: an edit passes back the version it read.
+VERSION=$(cat "$MCP_WIRE_STATE/version" 2>/dev/null)
+remember_version() {
+  VERSION=$(grep -o '"version": "[0-9a-f]*"' "$MCP_WIRE_STATE/response" | head -1 | cut -d'"' -f4)
+  printf '%s' "$VERSION" > "$MCP_WIRE_STATE/version"
+}
+
+# remember_edit   keeps the "editId" of the last answer as $EDIT_ID, for undo_edit.
+EDIT_ID=$(cat "$MCP_WIRE_STATE/edit-id" 2>/dev/null)
+remember_edit() {
+  EDIT_ID=$(grep -o '"editId": "[0-9]*"' "$MCP_WIRE_STATE/response" | head -1 | cut -d'"' -f4)
+  printf '%s' "$EDIT_ID" > "$MCP_WIRE_STATE/edit-id"
+}
+
 remember_session() {
   local id
   id=$(awk '/^$/ { exit } tolower($1) == "mcp-session-id:" { print $2 }' "$MCP_WIRE_STATE/response")
