@@ -19,7 +19,7 @@ def test_reindex_is_announced_as_work_a_client_should_ask_for(step):
     hints = TOOLS["reindex"].annotations
     assert hints["readOnlyHint"] is False and hints["idempotentHint"] is False
     assert hints["destructiveHint"] is False  # no note is changed
-    looks = [name for name, tool in TOOLS.items() if name not in ("reindex", "create_note")]
+    looks = [name for name, tool in TOOLS.items() if name not in ("reindex", "create_note", "daily_note")]
     assert looks and all(TOOLS[name].annotations["readOnlyHint"] is True for name in looks)
 
 

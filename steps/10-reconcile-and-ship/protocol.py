@@ -44,8 +44,9 @@ INSTRUCTIONS = (
     "search_vault finds the sections that answer a question; get_note reads a note, by its path "
     "or the name its links use, with its properties, tags, links and headings, or just the "
     "section under one heading; get_backlinks and related_notes show how notes connect; "
-    "list_notes gives the notes' paths, list_tags the tags. create_note saves a new note in the "
-    "inbox, the one thing this server writes."
+    "list_notes gives the notes' paths (newest first, or by their properties, if asked), list_tags "
+    "the tags. daily_note reads the day's note. The only writes: create_note saves a new note in "
+    "the inbox, daily_note appends to the day's note."
 )
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 # 2026-07-28 lets a result say how long a client may cache it. The tools and the
