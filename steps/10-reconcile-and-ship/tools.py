@@ -24,6 +24,7 @@ import inbox
 import long_notes
 import note_queries
 import related
+import resource_links
 from vault import NoteNotFound, Vault, VaultError, path_to_uri, shown
 from index import BuildStopped
 from vault_index import NotReady, VaultIndex
@@ -96,7 +97,8 @@ def call_tool(tool: Tool, arguments, context: Context) -> dict:
     # The same data twice: structured for clients that read the output schema, and
     # as JSON text for those that only show text to the model.
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    return {"content": [{"type": "text", "text": text}], "structuredContent": data, "isError": False}
+    content = [{"type": "text", "text": text}] + resource_links.link_blocks(tool.name, data)  # notes to open
+    return {"content": content, "structuredContent": data, "isError": False}
 
 
 def error_result(text: str) -> dict:
