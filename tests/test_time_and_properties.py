@@ -157,3 +157,17 @@ def test_a_cursor_of_one_sort_is_refused_by_another(server):
     assert "was given for another sort" in tool_refusal(server, "list_notes", cursor=by_time)
     assert "was not given for sort" in tool_refusal(server, "list_notes", sort="modified", cursor=by_path)
     assert tool_call(server, "list_notes", sort="modified", limit=2, cursor=by_time)["isError"] is False
+
+
+def test_a_property_changed_since_the_last_question_counts(server, vault):
+    """The properties read for one question are kept for the next, while the note's stat
+    stays the same: an edit changes it, and the note is read again."""
+    assert "Home.md" not in listed(server, where={"status": "draft"})
+    home, (text, modified) = vault / "Home.md", NOTES["Home.md"]
+    home.write_text("---\nstatus: draft\n---\n" + text, encoding="utf-8")
+    try:
+        assert "Home.md" in listed(server, where={"status": "draft"})
+    finally:
+        home.write_text(text, encoding="utf-8")
+        os.utime(home, ns=(at(modified), at(modified)))
+    assert "Home.md" not in listed(server, where={"status": "draft"})

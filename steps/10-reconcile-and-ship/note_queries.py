@@ -22,12 +22,15 @@ Decisions:
 - A cursor names the last entry of the page before, as vault.page does: for the time
   sorts, its time and its path, so a note added between two calls shifts nothing. A
   cursor of one sort is refused by another.
-- Only `where` and sort by "created" read the notes; the rest costs one stat per note.
+- Only `where` and sort by "created" read the notes, and each note once while its
+  stat stays the same (PROPERTIES); a time costs one stat per note, and a plain
+  listing by path one stat for each note of the page it answers.
 """
 import bisect
 import datetime
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from frontmatter import read_frontmatter
 from resources import title_of
@@ -50,21 +53,26 @@ def list_notes(vault: Vault, arguments: dict) -> dict:
     """One page of the notes that fit the arguments, in the order asked for."""
     since, until = moment(arguments, "modifiedAfter"), moment(arguments, "modifiedBefore")
     where, sort = conditions(arguments.get("where")), arguments["sort"]
+    paths, cursor, limit = vault.list_notes(arguments.get("folder")), arguments.get("cursor"), arguments["limit"]
+    plain = sort == "path" and since is None and until is None and not where
+    if plain:  # the page is known from the paths alone: only its notes need a stat
+        paths, next_cursor = page(paths, path_cursor(cursor), limit)
     entries = []
-    for path in vault.list_notes(arguments.get("folder")):
+    for path in paths:
         try:
             info = os.stat(vault.root / path)
         except OSError:  # deleted since the listing
             continue
         if (since is not None and info.st_mtime_ns < since) or (until is not None and info.st_mtime_ns >= until):
             continue
-        properties = read_properties(vault, path) if where or sort == "created" else {}
+        properties = read_properties(vault, path, info) if where or sort == "created" else {}
         if where and not matches(properties, where):
             continue
         created = created_time(info, properties) if sort == "created" else None
         entries.append(Entry(path, info.st_mtime_ns, created))
-    chunk, next_cursor = page_of(entries, sort, arguments.get("cursor"), arguments["limit"])
-    result = {"notes": [entry.path for entry in chunk], "entries": [entry_data(entry) for entry in chunk]}
+    if not plain:
+        entries, next_cursor = page_of(entries, sort, cursor, limit)
+    result = {"notes": [entry.path for entry in entries], "entries": [entry_data(entry) for entry in entries]}
     if next_cursor:
         result["nextCursor"] = next_cursor
     return result
@@ -86,12 +94,17 @@ def order_key(sort: str):
     return lambda entry: (-getattr(entry, sort), entry.path)
 
 
+def path_cursor(cursor):
+    """A cursor for the sort by path, refused when another sort gave it."""
+    if cursor is not None and after(cursor).startswith(tuple(f"{name}:" for name in SORTS[1:])):
+        raise InvalidCursor(f"The cursor {shown(cursor)} was given for another sort; start again without it")
+    return cursor
+
+
 def page_of(entries: list[Entry], sort: str, cursor, limit: int) -> tuple[list[Entry], str | None]:
     if sort == "path":  # vault.page, and its cursors, as before this module existed
-        if cursor is not None and after(cursor).startswith(tuple(f"{name}:" for name in SORTS[1:])):
-            raise InvalidCursor(f"The cursor {shown(cursor)} was given for another sort; start again without it")
         by_path = {entry.path: entry for entry in entries}  # listed sorted, as page wants them
-        names, next_cursor = page(list(by_path), cursor, limit)
+        names, next_cursor = page(list(by_path), path_cursor(cursor), limit)
         return [by_path[name] for name in names], next_cursor
     key = order_key(sort)
     entries.sort(key=key)
@@ -151,13 +164,27 @@ def created_time(info: os.stat_result, properties: dict) -> int:
     return info.st_mtime_ns
 
 
-def read_properties(vault: Vault, path: str) -> dict:
+# What read_properties found, by note, with the stat it was found under: a second page
+# of the same question, or the next question, reads again only the notes that changed.
+PROPERTIES: dict[tuple[Path, str], tuple[tuple, dict]] = {}
+MAX_REMEMBERED = 100_000
+
+
+def read_properties(vault: Vault, path: str, info: os.stat_result) -> dict:
     """A note's properties; {} for a note that cannot be read or has none."""
+    key, stamp = (vault.root, path), (info.st_mtime_ns, info.st_size, info.st_ino)
+    remembered = PROPERTIES.get(key)
+    if remembered and remembered[0] == stamp:
+        return remembered[1]
     try:
         _, text = vault.read_note(path)
+        properties = read_frontmatter(text.replace("\r\n", "\n").replace("\r", "\n")).data
     except VaultError:  # too large, not text, gone: it has no properties to match
-        return {}
-    return read_frontmatter(text.replace("\r\n", "\n").replace("\r", "\n")).data
+        properties = {}
+    if len(PROPERTIES) >= MAX_REMEMBERED:
+        PROPERTIES.clear()
+    PROPERTIES[key] = (stamp, properties)
+    return properties
 
 
 # region where
