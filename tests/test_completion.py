@@ -83,3 +83,13 @@ def test_at_most_100_values_with_total_and_has_more(client):
 def test_what_cannot_be_completed_is_refused(client, ref, name, value, words):
     error = complete(client, value, ref, name)["error"]
     assert error["code"] == -32602 and words in error["message"]
+
+
+def test_the_stateless_era_completes_too(client):
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "pytest", "version": "1"}}
+    params = {"ref": {"type": "ref/resource", "uri": TEMPLATE}, "argument": {"name": "path", "value": "home"},
+              "_meta": meta}
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "completion/complete"}
+    result = client.post(json.dumps(rpc("completion/complete", **params)), headers).json()["result"]
+    assert result["resultType"] == "complete" and result["completion"]["values"][0] == "Home.md"
