@@ -105,6 +105,8 @@ def test_a_format_makes_folders_and_keeps_bracketed_text(server, settings, vault
 @pytest.mark.parametrize("arguments, words", [
     ({"date": "tomorrow"}, 'date: "tomorrow" is not an ISO 8601 date'),
     ({"date": "2026-02-30"}, 'date: "2026-02-30" is not an ISO 8601 date'),
+    ({"date": "0001-01-01"}, 'date: "0001-01-01" is outside the days a daily note may have'),
+    ({"date": "9999-12-31", "append": "x"}, 'date: "9999-12-31" is outside the days'),
     ({"append": ""}, "append: must be a string (length 1 to 100000)"),
     ({"append": "a\u0000b"}, "NUL character"),
 ])

@@ -41,6 +41,7 @@ CORE_SETTINGS = ".obsidian/daily-notes.json"
 PERIODIC_SETTINGS = ".obsidian/plugins/periodic-notes/data.json"
 MAX_SETTINGS_BYTES = 64 * 1024
 DEFAULT_FORMAT = "YYYY-MM-DD"
+FIRST_DAY, LAST_DAY = datetime.date(1900, 1, 1), datetime.date(9998, 12, 31)
 
 
 @dataclass
@@ -75,10 +76,14 @@ def the_day(text) -> datetime.date:
     if text is None:
         return datetime.date.today()  # the server's local time zone, where the user is
     try:
-        return datetime.date.fromisoformat(text)
+        day = datetime.date.fromisoformat(text)
     except ValueError:
         raise VaultError(f"date: {shown(text)} is not an ISO 8601 date; write it like \"2026-04-05\", "
                          "or leave it out for today") from None
+    if not FIRST_DAY <= day <= LAST_DAY:  # {{yesterday}} and {{tomorrow}} must be dates too
+        raise VaultError(f"date: {shown(text)} is outside the days a daily note may have, "
+                         f"{FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}")
+    return day
 
 
 # region settings

@@ -135,12 +135,12 @@ def moment(arguments: dict, name: str) -> int | None:
         return None
     try:
         value = datetime.datetime.fromisoformat(text)
-    except ValueError:
+        if value.tzinfo is None:  # a date alone, or a time without a zone: local, as people mean it
+            value = value.astimezone()  # fails for the first day of year 1 east of Greenwich
+    except (ValueError, OverflowError, OSError):
         raise VaultError(f"{name}: {shown(text)} is not an ISO 8601 date or time; write it like "
                          '"2026-04-05", "2026-04-05T14:30" (the server\'s local time) or '
                          '"2026-04-05T12:30:00Z"') from None
-    if value.tzinfo is None:  # a date alone, or a time without a zone: local, as people mean it
-        value = value.astimezone()
     return (value - EPOCH) // MICROSECOND * 1000
 
 
