@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Questions about time and properties. "What did I change last in Ferments?": list_notes
-# sorted by modification, newest first, each entry with its title and time (check.py
-# gives its copy of the sample vault fixed times, so this transcript is the same on
-# every run; your own copy shows when you copied it).
+# sorted by modification, newest first, each entry with its title and time (a fresh
+# practice vault, like check.py's copy, gets fixed times from scratch_vault.pin_times,
+# so this transcript is the same on every machine).
 # "What changed in Journal since the 6th?": modifiedAfter, in ISO 8601. "Which books am I
 # still reading?": where, on a property. A date that is no date is refused in words.
 . "$(dirname "$0")/lib.sh"
