@@ -25,6 +25,7 @@ def vault(tmp_path_factory):
     (root / "Templates" / "Daily.md").write_text(TEMPLATE, encoding="utf-8")
     (root / "Journal").mkdir()
     (root / "Journal" / "2026-04-04 Saturday.md").write_text("# Saturday\n\nBaked focaccia.", encoding="utf-8")
+    (root / "Journal" / "2026-04-03 Friday.md").write_text("# Friday\n\nFed the starter.\n", encoding="utf-8")
     return root
 
 
@@ -51,9 +52,9 @@ def settings(vault):
 
 def test_the_note_is_found_where_obsidians_settings_name_it(server, settings):
     settings()
-    note = tool_data(server, "daily_note", date="2026-04-04")
-    assert note["path"] == "Journal/2026-04-04 Saturday.md" and note["exists"] is True
-    assert note["text"] == "# Saturday\n\nBaked focaccia." and note["uri"] == "vault:///Journal/2026-04-04%20Saturday.md"
+    note = tool_data(server, "daily_note", date="2026-04-03")  # a note no other test changes
+    assert note["path"] == "Journal/2026-04-03 Friday.md" and note["exists"] is True
+    assert note["text"] == "# Friday\n\nFed the starter.\n" and note["uri"] == "vault:///Journal/2026-04-03%20Friday.md"
 
 
 def test_a_missing_note_is_created_from_its_template_then_appended_to(server, settings, vault):
