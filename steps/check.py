@@ -15,6 +15,8 @@ collides with a server you started yourself and never writes into the repository
 """
 import argparse
 import difflib
+import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -32,6 +34,7 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
         vault, args = Path(tmp) / "vault", []
         if step.vault:
             shutil.copytree(SAMPLE_VAULT, vault)
+            pin_times(vault)
             args = ["--vault", str(vault)]
         state_dir, state, session_ids = Path(tmp) / "state", {"MCP_VAULT": str(vault)}, set()
         state_dir.mkdir()
@@ -51,6 +54,22 @@ def transcripts(step: Step, use_curl: bool) -> dict[Path, str]:
         return results
 
 
+PINNED_AT = 1_775_034_000  # 2026-04-01T09:00:00Z
+
+
+def pin_times(vault: Path) -> None:
+    """Give every file of the copy a modification time of its own, the same on every run
+    and every machine (a checkout's times are the clone's): list_notes shows them. Each
+    is a minute of the week from PINNED_AT that its path's hash picks, as step 10's
+    scratch_vault.pin_times gives a reader's practice vault: the reader's answers and the
+    transcripts agree."""
+    for file in vault.rglob("*"):
+        if file.is_file():
+            digest = hashlib.sha256(file.relative_to(vault).as_posix().encode()).digest()
+            moment = PINNED_AT + 60 * (int.from_bytes(digest[:4], "big") % (7 * 24 * 60))
+            os.utime(file, (moment, moment))
+
+
 def program_args(step: Step, program: Path, tmp: Path) -> list[str]:
     """client.py passes these to its server: a fresh copy of the sample vault of its own,
     since the wire scripts have written into theirs, and the reader's copy in
@@ -59,6 +78,7 @@ def program_args(step: Step, program: Path, tmp: Path) -> list[str]:
         return []
     vault = tmp / "client-vault"
     shutil.copytree(SAMPLE_VAULT, vault)
+    pin_times(vault)
     return ["--vault", str(vault)]
 
 

@@ -197,7 +197,7 @@ def embedded(source: str, text: str) -> str:
 
 
 def test_a_block_a_section_and_a_note_are_quoted_in_place_naming_their_source(embed_server):
-    note = data(embed_server, "get_note", path="Host")
+    note = whole_note(embed_server, path="Host")
     assert note["text"].startswith("Intro\n\n" + embedded("Blocks.md#^item-2", "- second item") + "\n\n")
     # An embed inside a line is put on lines of its own, as Obsidian shows it as a block.
     assert "Inline \n" + embedded("Source.md#Part two", "## Part two\nsecond part text") + "\n here." in note["text"]
@@ -209,7 +209,7 @@ def test_an_embed_stays_inside_its_list_item_or_callout(embed_server):
     """As Obsidian shows it: the quote continues the item or the callout that holds the embed."""
     part = embedded("Source.md#Part two", "## Part two\nsecond part text")
     inside_item = part.replace("\n", "\n  ")
-    assert data(embed_server, "get_note", path="Map")["text"] == (
+    assert whole_note(embed_server, path="Map")["text"] == (
         "- Bread: \n  " + inside_item + "\n"  # words before it: the quote starts the item's next line
         "- " + inside_item + "\n"  # the item's only content: the quote follows its marker
         "  " + inside_item + "\n\n"  # the item's next line, indented: still inside it
@@ -217,13 +217,13 @@ def test_an_embed_stays_inside_its_list_item_or_callout(embed_server):
 
 
 def test_files_that_are_not_notes_stay_links_without_a_word(embed_server):
-    note = data(embed_server, "get_note", path="Host")
+    note = whole_note(embed_server, path="Host")
     assert "\n![[chart.png]]\n" in note["text"]
     assert all("chart.png" not in skipped["embed"] for skipped in note["embedsNotShown"])
 
 
 def test_an_embed_of_no_note_or_no_part_stays_as_written_and_is_reported(embed_server):
-    note = data(embed_server, "get_note", path="Host")
+    note = whole_note(embed_server, path="Host")
     assert "\n![[Missing note]]\n" in note["text"] and "\n![[Source#No such part]]\n" in note["text"]
     reasons = {skipped["embed"]: skipped["reason"] for skipped in note["embedsNotShown"]}
     assert set(reasons) == {"![[Missing note]]", "![[Source#No such part]]"}
@@ -232,7 +232,7 @@ def test_an_embed_of_no_note_or_no_part_stays_as_written_and_is_reported(embed_s
 
 
 def test_embeds_false_gives_the_text_as_written(embed_server):
-    note = data(embed_server, "get_note", path="Host", embeds=False)
+    note = whole_note(embed_server, path="Host", embeds=False)
     assert note["text"] == NOTES["Host.md"] and "embedsNotShown" not in note
 
 
@@ -240,27 +240,27 @@ def test_a_note_shows_its_own_sections_but_not_the_one_that_embeds_itself(embed_
     # As Obsidian's help does ("Set up Obsidian Sync" embeds four of its own sections).
     one = embedded("Self.md#One", "## One\nfirst")
     two = embedded("Self.md#Two", "## Two\n" + one + "\n![[#Two]]")
-    note = data(embed_server, "get_note", path="Self")
+    note = whole_note(embed_server, path="Self")
     assert note["text"] == "## One\nfirst\n\n## Two\n" + one + "\n" + two + "\n"
     assert note["embedsNotShown"] == [
         {"embed": "![[#Two]]", "in": "Self.md", "reason": "Self.md#Two is already shown around it"}]
 
 
 def test_the_section_asked_for_counts_as_shown(embed_server):
-    note = data(embed_server, "get_note", path="Self", heading="two")
+    note = whole_note(embed_server, path="Self", heading="two")
     assert note["text"] == "## Two\n" + embedded("Self.md#One", "## One\nfirst") + "\n![[#Two]]"
     assert [s["reason"] for s in note["embedsNotShown"]] == ["Self.md#Two is already shown around it"]
 
 
 def test_a_cycle_is_shown_once_and_stops_where_it_would_repeat(embed_server):
-    note = data(embed_server, "get_note", path="Cycle A")
+    note = whole_note(embed_server, path="Cycle A")
     assert note["text"] == "A text\n\n" + embedded("Cycle B.md", "B text\n\n![[Cycle A]]") + "\n"
     assert note["embedsNotShown"] == [{"embed": "![[Cycle A]]", "in": "Cycle B.md",
                                        "reason": "Cycle A.md is already shown around it"}]
 
 
 def test_embeds_are_shown_three_levels_deep_and_no_deeper(embed_server):
-    note = data(embed_server, "get_note", path="Deep 1")
+    note = whole_note(embed_server, path="Deep 1")
     for level in (2, 3, 4):
         assert "> " * (level - 1) + f"level {level}" in note["text"]
     assert "level 5" not in note["text"] and "> > > ![[Deep 5]]" in note["text"]
@@ -268,15 +268,26 @@ def test_embeds_are_shown_three_levels_deep_and_no_deeper(embed_server):
 
 
 def test_an_embed_is_read_through_the_vault_guard_and_never_from_outside(embed_server):
-    note = data(embed_server, "get_note", path="Escape")
+    note = whole_note(embed_server, path="Escape")
     assert SECRET not in note["text"] and note["text"] == NOTES["Escape.md"]
     reasons = {skipped["embed"]: skipped["reason"] for skipped in note["embedsNotShown"]}
     assert list(reasons) == ["![[Linked out]]", "![[../outside/secret]]", "![[/../outside/secret]]", "![[Huge]]"]
     assert "larger than 1 MiB" in reasons["![[Huge]]"]  # the vault's own refusal, passed on
 
 
+def whole_note(server, **arguments) -> dict:
+    """get_note's answer with its whole text: from step 10 a long text comes in parts."""
+    note = data(server, "get_note", **arguments)
+    offset = note.pop("nextOffset", None)
+    while offset is not None:
+        more = data(server, "get_note", offset=offset, **arguments)
+        note["text"] += more["text"]
+        offset = more.get("nextOffset")
+    return note
+
+
 def test_the_answer_keeps_to_the_size_of_one_note_read(embed_server):
-    note = data(embed_server, "get_note", path="Twice big")
+    note = whole_note(embed_server, path="Twice big")
     assert len(note["text"].encode("utf-8")) <= MAX_NOTE_BYTES
     assert note["text"].count("> Embedded from Big.md:") == 1 and note["text"].endswith("\n![[Big]]\n")
     assert [s["embed"] for s in note["embedsNotShown"]] == ["![[Big]]"]
@@ -284,20 +295,20 @@ def test_the_answer_keeps_to_the_size_of_one_note_read(embed_server):
 
 
 def test_the_size_kept_to_counts_bytes_of_a_label_in_another_alphabet(embed_server):
-    note = data(embed_server, "get_note", path="Nearly full")
+    note = whole_note(embed_server, path="Nearly full")
     assert 0 < note["text"].count("> Embedded from Ü") < 400  # room for some, not all
     assert len(note["text"].encode("utf-8")) <= MAX_NOTE_BYTES
 
 
 def test_an_answer_looks_at_a_bounded_number_of_embeds_and_says_where_it_stopped(embed_server):
-    note = data(embed_server, "get_note", path="Broken many")
+    note = whole_note(embed_server, path="Broken many")
     assert note["text"] == NOTES["Broken many.md"]
     not_shown = note["embedsNotShown"]
     assert len(not_shown) == MAX_EMBEDS + 1 and f"only {MAX_EMBEDS} embeds" in not_shown[-1]["reason"]
 
 
 def test_a_wide_fan_out_stops_at_the_same_bound(embed_server):
-    note = data(embed_server, "get_note", path="Wide 1")
+    note = whole_note(embed_server, path="Wide 1")
     shown = note["text"].count("Embedded from")
     assert 0 < shown <= MAX_EMBEDS and "> > > five" not in note["text"]  # level 4 is past MAX_DEPTH
     assert shown + len(note["embedsNotShown"]) <= MAX_EMBEDS + 1

@@ -42,6 +42,10 @@ CALLS = [
     ("related_notes", {"path": "Ferments/Kimchi", "limit": 4}),
     ("list_tags", {}),
     ("create_note", {"title": "Output schema check", "content": "A note.", "tags": ["test"]}),
+    ("list_notes", {"sort": "created", "where": {"status": {"exists": True}}, "limit": 1}),  # created, a cursor
+    ("get_note", {"path": "Ferments/Koji", "maxChars": 600}),  # truncated, nextOffset, totalChars
+    ("daily_note", {"date": "2026-04-05"}),  # not there yet
+    ("daily_note", {"date": "2026-04-05", "append": "- A line."}),  # created, text
     ("edit_note", {"path": "Home.md", "operation": "append", "content": "A line."}),
     ("set_properties", {"path": "Home.md", "properties": {"reviewed": True}}),
     ("undo_edit", {"editId": "editId"}),  # the id the last write answered with (see LATER)

@@ -13,7 +13,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 
+from completion import complete_path
 from icons import server_icons
+import resource_links
 from request_log import log_request
 from resources import TEMPLATE, list_resources, read_resource
 from subscriptions import META_SUBSCRIPTION_ID, Hub, Listener
@@ -41,17 +43,20 @@ SERVER_ICONS = server_icons()  # only in initialize's serverInfo: the _meta of e
 # region capabilities
 # The tools never change while the server runs; the notes do, and the watcher
 # sees it: a client may subscribe to a note, and hears when notes come or go.
-CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": True}}
+CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": True},
+                "completions": {}}
 # endregion capabilities
 INSTRUCTIONS = (
     "This server reads the user's Obsidian vault, a folder of Markdown notes. "
     "search_vault finds the sections that answer a question; get_note reads a note, by its path "
     "or the name its links use, with its properties, tags, links and headings, or just the "
     "section under one heading; get_backlinks and related_notes show how notes connect; "
-    "list_notes gives the notes' paths, list_tags the tags. create_note saves a new note in the "
-    "inbox; edit_note changes part of a note, set_properties its properties, delete_note moves it "
-    "to the trash, and undo_edit undoes any of these. Before you change a note, read it with get_note "
-    "and pass the `version` it gave: a change to a note changed since is refused; read it again."
+    "list_notes gives the notes' paths (newest first, or by their properties, if asked), list_tags "
+    "the tags; daily_note reads the day's note. create_note saves a new note in the inbox, and "
+    "daily_note appends to the day's note; edit_note changes part of a note, set_properties its "
+    "properties, move_note moves or renames it and rewrites the links to it, delete_note moves it "
+    "to the trash, and undo_edit undoes any of these. Before you change a note, read it with "
+    "get_note and pass the `version` it gave: a change to a note changed since is refused; read it again."
 )
 MAX_BATCH = 100  # messages in one batch; each may cost a tool call
 # 2026-07-28 lets a result say how long a client may cache it. The tools and the
@@ -290,6 +295,8 @@ class Server:
             raise ProtocolError(
                 INVALID_REQUEST, f"{method} before the handshake: send initialize, then notifications/initialized"
             )
+        if method == "tools/call":  # resource links only for a revision that has them
+            return resource_links.for_version(session.protocol_version, handler(params))
         return handler(params)
 
     # region subscribe
@@ -437,6 +444,7 @@ class Server:
             "resources/list": self.list_resources,
             "resources/templates/list": self.list_templates,
             "resources/read": self.read_resource,
+            "completion/complete": self.complete,
         }
 
     def list_tools(self, params: dict) -> dict:
@@ -477,6 +485,24 @@ class Server:
         except VaultError as error:  # outside the vault, too large, not a note
             raise ProtocolError(INVALID_PARAMS, str(error), {"uri": uri}) from None
     # endregion resource-methods
+
+    # region complete
+    def complete(self, params: dict) -> dict:
+        """completion/complete: paths for the one argument this server completes, the path
+        of the note template; anything else is refused, saying what can be completed."""
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, dict) or ref.get("type") not in ("ref/resource", "ref/prompt"):
+            raise ProtocolError(INVALID_PARAMS, 'completion/complete needs params.ref, {"type": "ref/resource", '
+                                                f'"uri": "{TEMPLATE["uriTemplate"]}"}}')
+        if ref["type"] == "ref/prompt" or ref.get("uri") != TEMPLATE["uriTemplate"]:
+            raise ProtocolError(INVALID_PARAMS, f"Only the path of {TEMPLATE['uriTemplate']} can be completed here")
+        if not isinstance(argument, dict) or argument.get("name") != "path":
+            raise ProtocolError(INVALID_PARAMS, 'params.argument must be {"name": "path", "value": ...}')
+        value = argument.get("value")
+        if not isinstance(value, str) or len(value) > 1024:
+            raise ProtocolError(INVALID_PARAMS, "params.argument.value must be a string of at most 1024 characters")
+        return complete_path(self.vault, value)
+    # endregion complete
 
 
 # region meta

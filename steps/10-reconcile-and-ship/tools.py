@@ -19,14 +19,18 @@ from notes import parse_note
 from resources import title_of
 from schema import check_schema, defaults, validate
 from embeds import Embeds, part_name, waiting_embeds
+import daily_notes
 import inbox
+import long_notes
 import note_moves
+import note_queries
 import related
+import resource_links
 from edits import OPERATIONS, EditError, edit_text
 from properties import set_properties as set_in_text
 from journal import Change, Entry, Journal, move_to_trash, undo
 from note_writes import change_note, check_version, note_lock, version_of
-from vault import NoteNotFound, Vault, VaultError, note_text, page, path_to_uri, shown
+from vault import NoteNotFound, Vault, VaultError, note_text, path_to_uri, shown
 from write_policy import WritePolicy
 from index import BuildStopped
 from vault_index import NotReady, VaultIndex
@@ -101,7 +105,8 @@ def call_tool(tool: Tool, arguments, context: Context) -> dict:
     # The same data twice: structured for clients that read the output schema, and
     # as JSON text for those that only show text to the model.
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    return {"content": [{"type": "text", "text": text}], "structuredContent": data, "isError": False}
+    content = [{"type": "text", "text": text}] + resource_links.link_blocks(tool.name, data)  # notes to open
+    return {"content": content, "structuredContent": data, "isError": False}
 
 
 def error_result(text: str) -> dict:
@@ -110,29 +115,36 @@ def error_result(text: str) -> dict:
 
 
 def list_notes(context: Context, arguments: dict) -> dict:
-    folder = arguments.get("folder")
-    names, next_cursor = page(context.vault.list_notes(folder), arguments.get("cursor"), arguments["limit"])
-    result = {"notes": names}
-    if next_cursor:
-        result["nextCursor"] = next_cursor
-    return result
+    return note_queries.list_notes(context.vault, arguments)  # sorted, filtered by time and properties
 
 
 LIST_NOTES = Tool(
     name="list_notes",
     title="List notes",
     description=(
-        "List the notes (Markdown files) of the user's Obsidian vault, as paths relative to the "
-        "vault, sorted by name, one page at a time. Give `folder` to list only the notes under "
-        "that folder. When the result has `nextCursor`, pass it as `cursor` to get the next page. "
-        "Read a note with get_note."
+        "List the notes (Markdown files) of the user's Obsidian vault, one page at a time: `notes` "
+        "gives their paths, `entries` each one's path, title and `modified` time (ISO 8601, UTC). "
+        "Give `folder` to list only the notes under that folder. `sort`: \"path\" (default), "
+        "\"modified\" (the note changed last first) or \"created\" (newest first). "
+        "`modifiedAfter` / `modifiedBefore` (ISO 8601, e.g. \"2026-04-05\"; without a zone, the "
+        "server's local time) keep the notes changed in that time. `where` keeps the notes whose "
+        'properties match: {"status": "draft"} (text ignores case; a list property matches when '
+        'one of its items does), {"due": {"exists": true}}. When the result has `nextCursor`, pass '
+        "it as `cursor`, with the same arguments, to get the next page. Read a note with get_note."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "folder": {"type": "string", "description": 'A folder of the vault, e.g. "Bread"; omit for all.'},
+            "sort": {"type": "string", "enum": list(note_queries.SORTS), "default": "path"},
+            "modifiedAfter": {"type": "string", "maxLength": 64,
+                              "description": 'Only notes changed at or after this, e.g. "2026-04-05".'},
+            "modifiedBefore": {"type": "string", "maxLength": 64,
+                               "description": 'Only notes changed before this, e.g. "2026-04-12T18:00:00Z".'},
+            "where": {"type": "object", "description": 'Properties to match, e.g. {"status": "draft"} or '
+                                                       '{"status": {"exists": true}}; all must match.'},
             "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50,
-                      "description": "Paths per page."},
+                      "description": "Notes per page."},
             "cursor": {"type": "string", "description": "nextCursor from the previous page."},
         },
         "additionalProperties": False,
@@ -141,9 +153,15 @@ LIST_NOTES = Tool(
         "type": "object",
         "properties": {
             "notes": {"type": "array", "items": {"type": "string"}},
+            "entries": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"},
+                "title": {"type": "string"},
+                "modified": {"type": "string", "description": "ISO 8601, UTC"},
+                "created": {"type": "string", "description": "only when sorted by creation"}},
+                "required": ["path", "title", "modified"]}},
             "nextCursor": {"type": "string"},
         },
-        "required": ["notes"],
+        "required": ["notes", "entries"],
     },
     run=list_notes,
     annotations=READ_ONLY,
@@ -178,6 +196,7 @@ def get_note(context: Context, arguments: dict) -> dict:
         result["heading"], result["text"] = heading, section
     if arguments["embeds"] and any(link.embed for link in note.links):  # else no graph is needed
         quote_embeds(context, result, heading, len(text.encode("utf-8")))
+    long_notes.read_in_parts(result, arguments["maxChars"], arguments["offset"])  # a part a client keeps
     return result
 
 
@@ -281,7 +300,10 @@ GET_NOTE = Tool(
         'text, or a block\'s id as `blocks` lists it, after "^" (e.g. "^peak-signs"), to get only '
         "that block. Notes the text embeds (![[Note]], ![[Note#Heading]]) are quoted in place, "
         "each naming its source; `embedsNotShown` lists those left as links, and why. `version` "
-        "names the note's bytes as read: pass it to an edit. A path that leaves the vault is refused."
+        "names the note's bytes as read: pass it to an edit. A long text comes in parts of at most "
+        "`maxChars` characters: then `truncated` is true, and passing `nextOffset` as `offset` gives "
+        "the next part (or read one section by its `heading`, from the outline). A path that leaves "
+        "the vault is refused."
     ),
     input_schema={
         "type": "object",
@@ -294,6 +316,11 @@ GET_NOTE = Tool(
                                        'or only the block "^id", as blocks lists it.'},
             "embeds": {"type": "boolean", "default": True,
                        "description": "false: the text as written, each ![[embed]] left as a link."},
+            "maxChars": {"type": "integer", "minimum": 100, "maximum": 1_000_000,
+                         "default": long_notes.DEFAULT_MAX_CHARS,
+                         "description": "The most characters of text to answer."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "Where the part starts: 0, or nextOffset from the part before."},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -319,6 +346,9 @@ GET_NOTE = Tool(
                        "items": {"type": "object", "properties": {"id": {"type": "string"}, "line": {"type": "integer"}}}},
             "heading": {"type": "string"},
             "text": {"type": "string", "description": "embedded notes quoted in place, unless embeds is false"},
+            "truncated": {"type": "boolean", "description": "true when more text follows this part"},
+            "nextOffset": {"type": "integer", "description": "the offset of the next part"},
+            "totalChars": {"type": "integer", "description": "the length of the whole text, when read in parts"},
             "embedsNotShown": {"type": "array", "description": "embeds left as written, and why",
                                "items": {"type": "object", "properties": {
                                    "embed": {"type": "string"}, "in": {"type": "string"}, "reason": {"type": "string"}},
@@ -822,13 +852,61 @@ MOVE_NOTE = Tool(
 )
 
 
+def daily_note(context: Context, arguments: dict) -> dict:
+    """The day's note, named as Obsidian's settings say; an append obeys the write policy
+    and is journaled like any write, so undo_edit can take it back."""
+    result, before = daily_notes.daily_note(context.vault, arguments, lambda path: context.policy.check(context.vault, path))
+    if arguments.get("append") is None or not result["exists"]:
+        return result
+    _, data = context.vault.read_bytes(result["path"])
+    return result | journaled(context, Entry("daily_note", [Change(result["path"], before, version_of(data))]))
+
+
+DAILY_NOTE = Tool(
+    name="daily_note",
+    title="The daily note",
+    description=(
+        "Read the daily note of the user's Obsidian vault for a day (`date`, e.g. \"2026-04-05\"; "
+        "today in the user's time zone when left out), found where Obsidian's Daily notes (or "
+        "Periodic Notes) settings put it. `exists` says whether it is there. Give `append` to add "
+        "Markdown at its end, on lines of its own (\"add this to today's note\"): a missing note is "
+        "first created from the user's daily note template. Nothing else in the note is changed."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "date": {"type": "string", "maxLength": 32, "description": 'ISO 8601, e.g. "2026-04-05".'},
+            "append": {"type": "string", "minLength": 1, "maxLength": 100_000,
+                       "description": "Markdown to add at the end of the note."},
+        },
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "date": {"type": "string"},
+            "path": {"type": "string", "description": "where the daily note of that day is, or would be"},
+            "uri": {"type": "string"},
+            "exists": {"type": "boolean"},
+            "created": {"type": "boolean", "description": "true when append created the note"},
+            "text": {"type": "string", "description": "the note as it is now, properties included"},
+            "editId": {"type": "string", "description": "after an append: pass it to undo_edit to take it back"},
+        },
+        "required": ["date", "path", "uri", "exists"],
+    },
+    run=daily_note,
+    # It adds text and never removes any; twice is two appends.
+    annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+)
+
+
 # The tools that change a note; a write policy may take these away, and create_note.
 EDITS = [EDIT_NOTE, SET_PROPERTIES, MOVE_NOTE, DELETE_NOTE, UNDO_EDIT]
 WRITES = {"create_note"} | {tool.name for tool in EDITS}
 
 
 TOOLS = {tool.name: tool for tool in [LIST_NOTES, GET_NOTE, SEARCH_VAULT, GET_BACKLINKS, RELATED_NOTES,
-                                      LIST_TAGS, CREATE_NOTE, REINDEX, *EDITS]}
+                                      LIST_TAGS, CREATE_NOTE, DAILY_NOTE, REINDEX, *EDITS]}
 
 
 def offered_tools(policy: WritePolicy, inbox_folder: str) -> dict[str, Tool]:
