@@ -98,7 +98,10 @@ def tool_call(step, text: str, id=2) -> dict:
     the note named text (vault_args wrote it), or of the big note for BIG_TEXT."""
     if not step.vault:
         return rpc("tools/call", id=id, name="echo", arguments={"text": text})
-    return rpc("tools/call", id=id, name="get_note", arguments={"path": "big.md" if text == BIG_TEXT else f"{text}.md"})
+    arguments = {"path": "big.md" if text == BIG_TEXT else f"{text}.md"}
+    if step.number >= 10:  # get_note answers a long note in parts: ask for the largest part
+        arguments["maxChars"] = 1_000_000
+    return rpc("tools/call", id=id, name="get_note", arguments=arguments)
 
 
 def raw_request(port: int, body: bytes, headers: dict | None = None) -> bytes:
