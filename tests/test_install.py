@@ -61,6 +61,13 @@ def test_the_command_says_the_version_of_the_step(installed):
     assert expected.split()[1] == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 
+def test_the_help_of_the_command_names_no_practice_vault(installed):
+    """Only a clone of the repository has practice vaults: the installed command's --help
+    says a vault must be given, as the command itself does when started without one."""
+    said = subprocess.run([str(installed / BIN / "vault-mcp"), "--help"], capture_output=True, text=True, timeout=30)
+    assert "none; give your vault" in said.stdout and "steps/scratch" not in said.stdout, said.stdout
+
+
 def test_nothing_of_the_step_lands_at_the_top_of_site_packages(installed):
     top = {path.name for path in site_packages(installed).iterdir()}
     assert "vault_mcp" in top

@@ -434,6 +434,31 @@ def test_the_watcher_sees_an_edit_and_backlinks_follow(number, tmp_path):
         assert backlink_sources(client, "Target.md") == {"Source.md"}
 
 
+def test_without_a_watcher_the_links_follow_each_write_at_once(tmp_path):
+    """Step 8 has no watcher: an edit, a delete and the undo of a move each tell the link
+    graph at once, so backlinks, and a move made after, see the notes as they are."""
+    step = find_step(8)
+    vault = tmp_path / "vault"
+    write(vault, "Target.md", b"# Target\n")
+    write(vault, "Source.md", b"# Source\n")
+    write(vault, "Other.md", b"see [[Target]]\n")
+    with serve(step, vault) as (url, _):
+        client = session(url, step)
+        tool_data(client, "edit_note", path="Source.md", operation="append", content="See [[Target]].")
+        assert backlink_sources(client, "Target.md") == {"Source.md", "Other.md"}
+        version = tool_data(client, "get_note", path="Other.md")["version"]
+        tool_data(client, "delete_note", path="Other.md", version=version)
+        assert backlink_sources(client, "Target.md") == {"Source.md"}
+        version = tool_data(client, "get_note", path="Target.md")["version"]
+        moved = tool_data(client, "move_note", path="Target.md", to="Kept/Goal.md", version=version)
+        assert moved["changed"] == ["Source.md"]
+        tool_data(client, "undo_edit", editId=moved["editId"])
+        assert backlink_sources(client, "Target.md") == {"Source.md"}  # the note is back where it was
+        version = tool_data(client, "get_note", path="Target.md")["version"]
+        again = tool_data(client, "move_note", path="Target.md", to="Kept/Goal.md", version=version)
+        assert again["changed"] == ["Source.md"]
+
+
 def test_the_bundle_settings_reach_the_policy(vault, monkeypatch):
     """The bundle passes its settings as variables (steps/package.py): "true" and folders joined."""
     step = find_step(10)

@@ -603,6 +603,7 @@ def edit_note(context: Context, arguments: dict) -> dict:
 def written_data(context: Context, tool: str, written) -> dict:
     """The answer of a write: the note's new version, and the id undo_edit takes."""
     entry = Entry(tool, [Change(written.path, written.before, written.version)])
+    links_follow(context, [written.path])
     return {"path": written.path, "version": written.version,
             "changed": written.after != written.before} | journaled(context, entry)
 
@@ -637,7 +638,7 @@ EDIT_NOTE = Tool(
                         "description": 'A heading as get_note\'s outline shows it, or a block "^id".'},
             "find": {"type": "string", "minLength": 1, "maxLength": 100_000,
                      "description": "for find_replace: the exact text to replace, as get_note's text shows it"},
-            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the version get_note gave"},
         },
         "required": ["path", "operation", "content"],
         "additionalProperties": False,
@@ -685,7 +686,7 @@ SET_PROPERTIES = Tool(
             "properties": {"type": "object", "additionalProperties": True,
                            "description": "name -> new value (text, number, true/false, a list of those), "
                                           "or null to remove the property"},
-            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the version get_note gave"},
         },
         "required": ["path", "properties"],
         "additionalProperties": False,
@@ -705,6 +706,7 @@ def delete_note(context: Context, arguments: dict) -> dict:
         _, data = context.vault.read_bytes(path)
         check_version(path, data, arguments["version"])
         trashed = move_to_trash(context.vault, path)
+    links_follow(context, [path])
     entry = Entry("delete_note", moves=[(path, trashed, version_of(data))])
     return {"path": path, "trash": trashed} | journaled(context, entry)
 # endregion delete-note
@@ -722,7 +724,7 @@ DELETE_NOTE = Tool(
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 1024},
-            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the version get_note gave"},
         },
         "required": ["path", "version"],
         "additionalProperties": False,
@@ -741,8 +743,21 @@ DELETE_NOTE = Tool(
 def undo_edit(context: Context, arguments: dict) -> dict:
     if context.journal is None:
         raise VaultError("This server keeps no journal of its writes; nothing can be undone")
-    return {"editId": arguments["editId"], "restored": undo(context.vault, context.policy, context.journal,
-                                                              arguments["editId"])}
+    restored = undo(context.vault, context.policy, context.journal, arguments["editId"])
+    links_follow(context, restored)
+    return {"editId": arguments["editId"], "restored": restored}
+
+
+def links_follow(context: Context, paths: list[str]) -> None:
+    """This step has no watcher, so a write tells the link graph of each note it changed:
+    backlinks, and the next move's plan, see it at once. (Search sees it after a reindex.)"""
+    try:
+        graph = context.index.link_graph()
+    except NotReady:
+        return  # still being built: it reads each note as it is now
+    for path in paths:
+        if not path.startswith(".trash/"):  # a note in the trash is no note of the vault
+            graph.update_note(path)
 
 
 UNDO_EDIT = Tool(
@@ -793,7 +808,7 @@ MOVE_NOTE = Tool(
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 1024},
             "to": {"type": "string", "minLength": 1, "maxLength": 1024, "description": "the note's new path"},
-            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the version get_note gave"},
         },
         "required": ["path", "to", "version"],
         "additionalProperties": False,

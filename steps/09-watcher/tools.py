@@ -637,7 +637,7 @@ EDIT_NOTE = Tool(
                         "description": 'A heading as get_note\'s outline shows it, or a block "^id".'},
             "find": {"type": "string", "minLength": 1, "maxLength": 100_000,
                      "description": "for find_replace: the exact text to replace, as get_note's text shows it"},
-            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the version get_note gave"},
         },
         "required": ["path", "operation", "content"],
         "additionalProperties": False,
@@ -685,7 +685,7 @@ SET_PROPERTIES = Tool(
             "properties": {"type": "object", "additionalProperties": True,
                            "description": "name -> new value (text, number, true/false, a list of those), "
                                           "or null to remove the property"},
-            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the version get_note gave"},
         },
         "required": ["path", "properties"],
         "additionalProperties": False,
@@ -722,7 +722,7 @@ DELETE_NOTE = Tool(
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 1024},
-            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the version get_note gave"},
         },
         "required": ["path", "version"],
         "additionalProperties": False,
@@ -793,7 +793,7 @@ MOVE_NOTE = Tool(
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 1024},
             "to": {"type": "string", "minLength": 1, "maxLength": 1024, "description": "the note's new path"},
-            "version": {"type": "string", "maxLength": 64, "description": "the version get_note gave"},
+            "version": {"type": "string", "minLength": 1, "maxLength": 64, "description": "the version get_note gave"},
         },
         "required": ["path", "to", "version"],
         "additionalProperties": False,

@@ -106,6 +106,16 @@ def practice_vault() -> Path:
     return scratch_vault()
 
 
+def vault_default() -> str:
+    """What --help says a missing --vault means: only a clone of the repository has a
+    practice vault (practice_vault)."""
+    try:
+        steps_folder(Path(__file__))
+    except FileNotFoundError:
+        return "none; give your vault"
+    return f"{DEFAULT_VAULT}, a copy of the sample vault, made when missing"
+
+
 def say_if_a_person_is_waiting() -> None:
     """--stdio is for a client that starts the server and speaks on its stdin; typed in
     a terminal, the server would wait in silence for a message nobody will type."""
@@ -248,7 +258,7 @@ def parse_args(argv=None):
            "the line per request", choices=["debug", "info", "warning"])
     notes = parser.add_argument_group("the vault")
     option(notes, "--vault", Path, None, "the Obsidian vault, a folder of notes",
-           show_default=f"{DEFAULT_VAULT}, a copy of the sample vault, made when missing", metavar="FOLDER")
+           show_default=vault_default(), metavar="FOLDER")
     option(notes, "--inbox", str, "Inbox", "the folder of the vault where create_note writes", metavar="FOLDER")
     notes.add_argument("--exclude", action="append", metavar="FOLDER",
                        help=f"a folder (or a note) of the vault the server never reads nor shows; repeat it for more "
