@@ -643,3 +643,15 @@ def test_a_folder_filter_may_start_or_end_with_a_slash(step, tmp_path):
     assert "Ferments/Kimchi.md" in found and all(path.startswith("Ferments/") for path in found)
     for folder in ("/Ferments", "Ferments/", "/Ferments/", "\\Ferments", " /ferments "):
         assert [hit.path for hit in vault_index.search("cabbage", 5, folder=folder)] == found, folder
+
+
+@pytest.mark.parametrize("step", distinct_copies("vault_index.py", since=7))
+def test_a_note_too_large_to_read_gives_the_index_no_chunks_and_the_others_are_indexed(step, tmp_path):
+    """A note of one byte over the limit is skipped, with a log line, not an error that
+    stops the build: the notes beside it are searched as before."""
+    vault_module, vault_index = modules(step, "vault", "vault_index")
+    root = make_vault(tmp_path / "vault", {"Small.md": "# Small\nwombat\n"})
+    (root / "Big.md").write_bytes(b"wombat " + b"x" * (vault_module.MAX_NOTE_BYTES - 6))
+    index = vault_index.VaultIndex(vault_module.Vault(root), None, tmp_path / "index")
+    assert note_chunks(index, "Big.md") == []
+    assert [chunk.path for chunk in note_chunks(index, "Small.md")] == ["Small.md"]
