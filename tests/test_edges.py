@@ -144,6 +144,8 @@ def test_an_alias_or_tag_written_as_0_is_kept(step):
     note = notes.parse_note("N", "---\naliases: [0, 1]\ntags: [0a, b]\n---\nbody\n")
     assert note.aliases == ["0", "1"]
     assert [tag.name for tag in note.tags] == ["0a", "b"]
+    alone = notes.parse_note("N", "---\naliases: 0\ncssclasses: 0\n---\nbody\n")  # one value, not a list
+    assert (alone.aliases, alone.cssclasses) == (["0"], ["0"])
 
 
 # ---- a path whose parent is a file ----------------------------------------------------
@@ -190,6 +192,7 @@ def test_obsidian_settings_that_are_a_file_not_a_folder_are_no_settings(tmp_path
     ("# C#", ["C#"]),  # a closing # needs a space before it
     ("# Title ##", ["Title"]),
     ("# Title #\t", ["Title"]),
+    ("# Title\t##", ["Title"]),  # a tab before the closing #s counts as a space does
     ("# #", [""]),  # only a closing sequence: an empty heading
     ("####### seven", []),
 ])
@@ -606,3 +609,49 @@ def test_a_resource_deep_in_folders_is_titled_by_its_file_name(step, tmp_path):
     listed = resources.list_resources(vault_module.Vault(root), None)["resources"]
     titles = {resource["name"]: resource["title"] for resource in listed}
     assert titles == {"Bread/Rye/Loaf.md": "Loaf", "Top.md": "Top"}
+
+
+# ---- a fifth audit's survivors -----------------------------------------------------------
+
+@pytest.mark.parametrize("step", distinct_copies("markdown.py", since=5))
+def test_a_block_id_needs_a_space_before_its_caret(step):
+    """Obsidian reads "^id" as a block's id only alone on a line or after a space or a tab:
+    "x^2" and "word^id" are text, and name no block."""
+    (markdown,) = modules(step, "markdown")
+    assert markdown.find_blocks("The square is x^2\n\nSee word^peak\n") == []
+    found = markdown.find_blocks("Spaced ^peak\n\nTabbed\t^tab\n")
+    assert [(block.id, block.text) for block in found] == [("peak", "Spaced"), ("tab", "Tabbed")]
+
+
+@pytest.mark.parametrize("step", distinct_copies("markdown.py", since=5))
+def test_a_list_marker_needs_a_space_after_it(step):
+    """"-item" and "2.5kg" are paragraphs, not list items, so an indented line after a blank
+    line below them is code, and its #tag no tag; below "- item" it is the item's text."""
+    (markdown,) = modules(step, "markdown")
+    for first in ("-item", "2.5kg", "+1"):
+        assert markdown.find_tags(f"{first}\n\n    #code\n") == [], first
+    for first in ("- item", "2. kg", "+\tone"):
+        assert [tag.name for tag in markdown.find_tags(f"{first}\n\n    #text\n")] == ["text"], first
+
+
+@pytest.mark.parametrize("step", distinct_copies("index.py", since=7))
+def test_a_folder_filter_may_start_or_end_with_a_slash(step, tmp_path):
+    """"/Ferments", "Ferments/" and "\\\\Ferments" name the folder "Ferments", as a path from
+    the vault root does: slashes at either end are dropped, not only the last."""
+    _, vault_index = opened(step, tmp_path)
+    found = [hit.path for hit in vault_index.search("cabbage", 5, folder="Ferments")]
+    assert "Ferments/Kimchi.md" in found and all(path.startswith("Ferments/") for path in found)
+    for folder in ("/Ferments", "Ferments/", "/Ferments/", "\\Ferments", " /ferments "):
+        assert [hit.path for hit in vault_index.search("cabbage", 5, folder=folder)] == found, folder
+
+
+@pytest.mark.parametrize("step", distinct_copies("vault_index.py", since=7))
+def test_a_note_too_large_to_read_gives_the_index_no_chunks_and_the_others_are_indexed(step, tmp_path):
+    """A note of one byte over the limit is skipped, with a log line, not an error that
+    stops the build: the notes beside it are searched as before."""
+    vault_module, vault_index = modules(step, "vault", "vault_index")
+    root = make_vault(tmp_path / "vault", {"Small.md": "# Small\nwombat\n"})
+    (root / "Big.md").write_bytes(b"wombat " + b"x" * (vault_module.MAX_NOTE_BYTES - 6))
+    index = vault_index.VaultIndex(vault_module.Vault(root), None, tmp_path / "index")
+    assert note_chunks(index, "Big.md") == []
+    assert [chunk.path for chunk in note_chunks(index, "Small.md")] == ["Small.md"]

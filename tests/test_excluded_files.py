@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from helpers import McpClient, rpc
+from helpers import McpClient, rpc, step_modules
 from launch import running_server
 from manifest import find_step
 
@@ -135,6 +135,18 @@ def test_bad_filters_are_skipped_one_by_one_and_a_catastrophic_pattern_hangs_not
     # the good filters still hold; "Archive/" is the folder only
     assert set(listed) == {"Home.md", "Kept.md", "Archived thoughts.md", "a" * 60 + "!.md"}
     assert len(said) == 5, said  # 42, "", the broken one, the two that repeat a repeat
+
+
+def test_a_filter_of_one_character_is_a_prefix_and_an_empty_one_matches_nothing(tmp_path):
+    """"_" leaves out "_templates/" and every path that starts with "_", as in Obsidian; ""
+    would match every path, so it is skipped, and "B.md" stays in."""
+    with step_modules(find_step(STEP).path):
+        from excluded_files import ExcludedFiles
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian" / "app.json").write_text(json.dumps({"userIgnoreFilters": ["_", "", "x"]}))
+    excluded = ExcludedFiles.read(tmp_path)
+    assert [excluded(path) for path in ("_templates/Day.md", "_Draft.md", "x.md", "B.md", "B/_x.md")] == [
+        True, True, True, False, False]
 
 
 def test_help_says_that_app_json_is_read_and_how_to_deny_folders():
