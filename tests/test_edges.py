@@ -129,6 +129,9 @@ def test_a_listen_with_id_0_or_empty_string_is_named_in_every_notification_and_c
         assert changed["method"] == "notifications/resources/list_changed"
         assert changed["params"]["_meta"][SUBSCRIPTION_ID] == listen_id
         server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": listen_id}})
+        # Lines are read in order: once this is answered, the cancel has been read.
+        assert server.ask({"jsonrpc": "2.0", "id": "read", "method": "server/discover",
+                           "params": {"_meta": STATELESS_META}})["id"] == "read"
         (vault / "After the cancel.md").write_text("New.\n")
         time.sleep(1)  # the watcher has seen it
         server.send({"jsonrpc": "2.0", "id": "last", "method": "server/discover", "params": {"_meta": STATELESS_META}})
