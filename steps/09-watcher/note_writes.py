@@ -26,13 +26,13 @@ import hashlib
 import os
 import secrets
 import stat
-import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from inbox import sync_folder  # the rename itself made durable, as create_note's new name is
 from vault import BYTE_ORDER_MARKS, MAX_NOTE_BYTES, Vault, VaultError, note_text, shown
 
 
@@ -152,15 +152,4 @@ def write_synced(path: Path, data: bytes, mode: int) -> None:
         file.flush()
         os.fsync(file.fileno())
     os.chmod(path, mode)  # the umask may have taken bits away at creation
-
-
-def sync_folder(folder: Path) -> None:
-    """Make the rename itself survive a power cut. Windows cannot open a folder for this."""
-    if sys.platform == "win32":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 # endregion replace-file
