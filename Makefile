@@ -39,7 +39,7 @@ help:
 	@echo "make solve-N.K    apply exercise K's worked solution to your scratch copy of step N"
 	@echo "make test         set up .venv with pytest (first time only) and run every test"
 	@echo "make interop      the official MCP Python SDK's client against the newest step (own venv: .venv-interop)"
-	@echo "                  and against the bundle and the .pyz; mcpb validate on the bundle (npm: .mcpb-cli)"
+	@echo "                  and against the bundle, the .pyz and vault-mcp; mcpb validate on the bundle (npm: .mcpb-cli)"
 	@echo "make bundle       dist/obsidian-vault.mcpb: the newest step as a Claude Desktop bundle, one click to install"
 	@echo "make pyz          dist/obsidian-vault.pyz: the newest step as one file, python3 obsidian-vault.pyz --stdio ..."
 	@echo "make embed-table  distil steps/data/'s static embedding table from all-MiniLM-L6-v2 (own venv: .venv-distill)"

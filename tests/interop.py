@@ -10,8 +10,9 @@ each mode, from step 8 on it asks for backlinks, opens a note by a link's name a
 lists the tags, and from step 9 on it writes a
 note with create_note and searches until the watcher has indexed it (bounded).
 Then the same conversation with the bundle of make bundle, unpacked and started as
-its manifest says (also on a PATH whose python3 is 3.9), and with the .pyz of make
-pyz; and the official MCPB command line (mcpb validate, installed by make into
+its manifest says (also on a PATH whose python3 is 3.9), with the .pyz of make
+pyz, and with the command vault-mcp that `pip install .` makes in a fresh virtual
+environment; and the official MCPB command line (mcpb validate, installed by make into
 .mcpb-cli) on the bundle's manifest, when npm could install it. Exits non-zero on
 any surprise.
 """
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import venv
 from pathlib import Path
 
 import anyio
@@ -146,6 +148,22 @@ def archives(tmp: Path):
     pyz = tmp / "dist" / "obsidian-vault.pyz"
     yield "pyz", StdioServerParameters(command=sys.executable, args=[str(pyz), "--vault", str(vault), "--stdio"],
                                        cwd=str(tmp), env=quiet_environment(str(tmp / "pyz-index")))
+    command = pip_installed(tmp / "venv")
+    yield "vault-mcp", StdioServerParameters(command=str(command), args=["--vault", str(vault), "--stdio"],
+                                             cwd=str(tmp), env=quiet_environment(str(tmp / "pip-index")))
+
+
+def pip_installed(environment: Path) -> Path:
+    """`pip install .` of a copy of this repository (a build writes beside pyproject.toml)
+    into a fresh virtual environment; the command it makes."""
+    source = environment.parent / "source"
+    shutil.copytree(STEPS.parent, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", ".mcpb-cli", "dist", "scratch", "build", "__pycache__", "*.egg-info"))
+    venv.create(environment, with_pip=True)
+    bin_folder = environment / ("Scripts" if sys.platform == "win32" else "bin")
+    subprocess.run([str(bin_folder / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    str(source)], check=True, timeout=600)
+    return bin_folder / "vault-mcp"
 
 
 def validate(bundle: Path) -> int:
