@@ -213,3 +213,18 @@ def test_undo_takes_back_an_append_to_the_byte_and_a_created_note_to_the_trash(t
         tool_data(client, "undo_edit", editId=created["editId"])
     assert not (vault / "Journal" / "2026-04-04.md").exists()
     assert [path.name for path in (vault / ".trash").rglob("*.md")] == ["2026-04-04.md"]
+
+
+@pytest.mark.parametrize("core_settings, words", [
+    ({"folder": "../Outside", "format": "YYYY-MM-DD"}, "contains '..'"),
+    ({"folder": "Journal", "format": "[../../]YYYY-MM-DD"}, "contains '..'"),
+    ({"folder": ".obsidian", "format": "YYYY-MM-DD"}, 'goes into ".obsidian"'),
+])
+def test_settings_that_lead_out_of_the_vault_or_into_its_hidden_folders_are_refused(
+        server, settings, vault, core_settings, words):
+    """The settings file is the user's, but a synced or shared vault may carry any: the
+    name it makes is judged like a path from a model, before anything is written."""
+    settings(core_settings)
+    before = sorted(path for path in vault.parent.rglob("*"))
+    assert words in tool_refusal(server, "daily_note", date="2026-05-01", append="x")
+    assert sorted(path for path in vault.parent.rglob("*")) == before
