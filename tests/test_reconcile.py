@@ -286,9 +286,12 @@ def test_refresh_note_tells_what_it_found(indexed):
 # ---- step 10's index.py: meta per note ---------------------------------------------
 
 def test_meta_is_stored_with_the_note_and_loaded_again(indexed):
-    index = ChunkIndex.load(indexed.parent / "index", "counting-8", 8)
+    handed = {}
+    index = ChunkIndex.load(indexed.parent / "index", "counting-8", 8, on_links=handed.__setitem__)
     meta = index.meta_of("Bread/Rye.md")
-    assert set(meta) == {"size", "mtime_ns", "links"} and meta["size"] == len(NOTES["Bread/Rye.md"])
+    # The links are stored in the meta, and handed over as the file is read, not kept twice in memory.
+    assert set(meta) == {"size", "mtime_ns"} and meta["size"] == len(NOTES["Bread/Rye.md"])
+    assert set(handed) == set(index.note_meta()) and set(handed["Bread/Rye.md"]) == {"aliases", "tags", "links"}
     vector = index.vectors[index.rows_by_note["Bread/Rye.md"][0]]
 
     index.set_meta("Bread/Rye.md", {"size": 1, "mtime_ns": 2})

@@ -34,7 +34,9 @@ A crash can leave a <name>.json.tmp behind; it is never read, and the next write
 of that note replaces it. One process writes an index at a time.
 
 In memory, chunks live in rows: parallel lists of chunk, vector and sketch, so
-the hot loop in vector_search.nearest_sketched walks plain lists. A removed chunk
+the hot loop in vector_search.nearest_sketched walks plain lists. A chunk in memory
+has no text where its note's file holds it (texts_of): texts are most of a vault's
+size, and a search reads only those of the few hits it shows. A removed chunk
 leaves an empty row that the next added chunk reuses. Keyword postings
 (keyword_index.py) are filled as a build adds rows. A load takes them from the copy
 stored beside the notes if it fits them (stored_keywords.py); if not, the server has
@@ -43,6 +45,7 @@ tokenizing every chunk takes longer than loading the vectors. Searches that arri
 meanwhile wait for them, since building them holds the index's lock.
 """
 import contextlib
+import dataclasses
 import functools
 import gc
 import hashlib
@@ -72,6 +75,7 @@ APP_FOLDER = "vault-mcp"
 WRITER_LOCK = "writer.lock"  # in an embedder's folder: held by the one server that writes that index
 LAST_USED = "last-used"  # in an embedder's folder: its time says when a server last opened that index
 KEEP_EMBEDDERS = 2  # the indexes kept in a vault's folder: the one in use and the last other one
+LINKS = "links"  # the key of a note's meta that holds its links: stored, not kept in memory (_keep_meta)
 
 log = logging.getLogger("index")
 
@@ -81,14 +85,15 @@ class Chunk:
     """One section of a note, as the note parser (step 5) cuts it.
 
     `text` is exactly what the embedder sees, what keyword search reads, and what
-    snippets quote. `heading_path` starts with the note's title, e.g.
+    snippets quote; None in the memory of an index that keeps it in the note's file
+    (ChunkIndex.texts_of). `heading_path` starts with the note's title, e.g.
     ["Sourdough", "Feeding", "Ratios"]. `folder` is the note's folder inside the
     vault, with forward slashes ("" at the top); `tags` are without "#"."""
 
     id: str
     path: str
     heading_path: list[str]
-    text: str
+    text: str | None
     title: str
     aliases: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
@@ -291,8 +296,9 @@ def encode_note(path: str, chunks: list[Chunk], vectors, meta: dict | None = Non
     }
 
 
-def read_note_file(file: str, dimension: int):
-    """(path, chunks, vectors, meta) from one note file; IndexCorrupt says what is wrong with it."""
+def read_note_file(file: str, dimension: int, keep_texts: bool = True):
+    """(path, chunks, vectors, meta) from one note file; IndexCorrupt says what is wrong with it.
+    Without keep_texts, each chunk's text is checked and left in the file (texts_of)."""
     try:
         with open(file, "rb", buffering=0) as handle:  # read() takes it whole: a buffer would only copy it
             data = json.loads(handle.read())
@@ -307,7 +313,10 @@ def read_note_file(file: str, dimension: int):
         chunks, vectors = [], []
         for item in data["chunks"]:
             vectors.append(StoredVector(decode_codes(item.pop("vector"), dimension), check_step(item.pop("step"))))
-            chunks.append(check_chunk(Chunk(path=path, **item)))
+            chunk = check_chunk(Chunk(path=path, **item))
+            if not keep_texts:
+                chunk.text = None
+            chunks.append(chunk)
         share_note_fields(chunks)
     # JSONDecodeError is a ValueError; RecursionError is JSON nested too deep for the parser.
     except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
@@ -449,8 +458,10 @@ def tag_key(tag: str) -> str:
     return tag.strip().lstrip("#").casefold()
 
 
-def chunk_terms(chunk: Chunk):
-    return weighted_terms(chunk.title, chunk.aliases, chunk.heading_path, chunk.tags, chunk.text)
+def chunk_terms(chunk: Chunk, text: str | None = None):
+    """The chunk's weighted terms; `text` is its text where memory does not hold it."""
+    return weighted_terms(chunk.title, chunk.aliases, chunk.heading_path, chunk.tags,
+                          chunk.text if text is None else text)
 
 
 def group_by_note(chunks) -> dict[str, list[Chunk]]:
@@ -531,6 +542,7 @@ class ChunkIndex:
         self.writable = True  # False where another server writes this folder: changes stay in memory
         self.embedder = None  # the embedder whose vectors these are, which must embed the queries
         self.keywords_stored: int | None = None  # the value of writes when the postings were last stored
+        self.on_links = None  # see _keep_meta
 
     @property
     def notes_dir(self) -> Path:
@@ -556,19 +568,25 @@ class ChunkIndex:
             return None if meta is None else dict(meta)
 
     def chunks_of(self, path: str) -> list[Chunk]:
-        """The chunks the index holds for one note, in order; [] if none."""
+        """The chunks the index holds for one note, in order, with their texts; [] if none."""
         with self.lock:
-            return [self.chunks[row] for row in self.rows_by_note.get(path, [])]
+            rows = self.rows_by_note.get(path, [])
+            texts = self.texts_of(rows)
+            return [dataclasses.replace(self.chunks[row], text=texts[row]) for row in rows]
 
     @classmethod
-    def load(cls, directory, embedder_name: str, dimension: int) -> "ChunkIndex":
+    def load(cls, directory, embedder_name: str, dimension: int, writable: bool = True,
+             on_links=None) -> "ChunkIndex":
         """The index stored in `directory`. Raises an IndexUnusable when it is missing,
-        damaged, or made by another embedder: then build a new one."""
+        damaged, or made by another embedder: then build a new one. Not `writable` (another
+        server writes the folder and may replace its files), it keeps the texts in memory.
+        on_links(path, links) is handed the links stored in each note's meta (_keep_meta)."""
         directory = Path(directory)
         manifest = read_manifest(directory)
         check_made_by(manifest, embedder_name, dimension)
         index = cls(directory, embedder_name, dimension, manifest["generation"])
         index.complete = manifest.get("complete", True) is not False
+        index.writable, index.on_links = writable, on_links
         if not index.notes_dir.is_dir():
             raise IndexCorrupt(f"index folder {index.notes_dir} is missing; rebuild the index")
         with cycle_collector_paused():
@@ -578,7 +596,7 @@ class ChunkIndex:
                 if not entry.is_file(follow_symlinks=False):  # never written here; a FIFO would block the read
                     raise IndexCorrupt(f"{entry.path} is not a file; rebuild the index")
                 try:
-                    path, chunks, vectors, meta = read_note_file(entry.path, dimension)
+                    path, chunks, vectors, meta = read_note_file(entry.path, dimension, keep_texts=not writable)
                 except IndexCorrupt:
                     if index.complete:
                         raise
@@ -586,8 +604,9 @@ class ChunkIndex:
                     continue
                 stamps[path] = stored_keywords.file_stamp(entry.inode(), entry.stat(follow_symlinks=False))
                 index._add_rows(path, chunks, vectors)
-                index.meta_by_note[path] = meta
+                index._keep_meta(path, meta)
             index.use_stored_keywords(copy, stamps)
+        index.on_links = None  # from now on, who stores a note's links holds them already
         return index
 
     @classmethod
@@ -611,7 +630,7 @@ class ChunkIndex:
 
     @classmethod
     def write_new(cls, directory, embedder, embedded, total: int, progress=None, started=None,
-                  stop=None, writable: bool = True) -> "ChunkIndex":
+                  stop=None, writable: bool = True, finished=None, on_links=None) -> "ChunkIndex":
         """A new index in `directory` from `embedded`, which yields (path, chunks, stored
         vectors, meta) for each of `total` notes: embedded here (build) or by worker
         processes (parallel_build.py); a note whose meta is None and has no chunks is
@@ -619,12 +638,14 @@ class ChunkIndex:
         the manifest that switches to it. If anything fails on the way, the folder is
         removed and the old index stays as it was; so when `stop`, an Event, is set: it is
         looked at before each note. Not `writable` (another server writes the folder), it
-        is built in memory only."""
+        is built in memory only. `finished(index)` is handed the index once it is whole, before
+        the generation it replaces is removed: searches move to it there, not after their
+        texts are gone. on_links as for load."""
         directory = Path(directory)
         generation = f"notes-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         index = cls(directory, embedder.name, embedder.dimension, generation)
         index._keywords = KeywordIndex()  # filled as rows are added: a new index has its postings at once
-        index.writable, index.embedder = writable, embedder
+        index.writable, index.embedder, index.on_links = writable, embedder, on_links
         if not writable:
             return index.fill_in_memory(embedded, total, progress, started, stop)
         index.notes_dir.mkdir(parents=True)
@@ -646,7 +667,7 @@ class ChunkIndex:
                         file.write(to_json(encode_note(path, chunks, vectors, note_meta or {})))
                     with index.lock:
                         index._add_rows(path, chunks, vectors)
-                        index.meta_by_note[path] = note_meta or {}
+                        index._keep_meta(path, note_meta or {})
                 if progress and done < total:  # the last is said once it is durable, below
                     progress(done, total)
             index.mark_complete()  # the switch
@@ -654,6 +675,9 @@ class ChunkIndex:
             if not first:  # a rebuild beside a whole index: that one stays, this goes
                 shutil.rmtree(index.notes_dir, ignore_errors=True)
             raise  # a first build stays named, as far as it got: the next start goes on from there
+        index.on_links = None  # as at the end of load
+        if finished:
+            finished(index)
         remove_other_generations(directory, generation)
         if progress:
             progress(total, total)
@@ -670,9 +694,10 @@ class ChunkIndex:
             if chunks or note_meta is not None:
                 with self.lock:
                     self._add_rows(path, chunks, vectors)
-                    self.meta_by_note[path] = note_meta or {}
+                    self._keep_meta(path, note_meta or {})
             if progress:
                 progress(done, total)
+        self.on_links = None  # as at the end of load
         return self
 
     # region resumable
@@ -700,12 +725,13 @@ class ChunkIndex:
             raise ValueError(f"every chunk given for {path!r} must have that path")
         vectors = self._stored_vectors(chunks, vectors)
         with self.lock:  # the file first: if writing fails, memory still matches the disk
+            old_texts = self.texts_of(self.rows_by_note.get(path, []))  # before the file that holds them goes
             if self.writable:
                 write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
                 self.writes += 1
-            self._remove_rows(path)
+            self._remove_rows(path, old_texts)
             self._add_rows(path, chunks, vectors)
-            self.meta_by_note[path] = meta or {}
+            self._keep_meta(path, meta or {})
 
     # region set-meta
     def set_meta(self, path: str, meta: dict) -> None:
@@ -714,22 +740,35 @@ class ChunkIndex:
             if path not in self.meta_by_note:
                 raise KeyError(f"the index holds no note {path!r}")
             rows = self.rows_by_note.get(path, [])
-            chunks, vectors = [self.chunks[row] for row in rows], [self.vectors[row] for row in rows]
+            chunks, vectors = self.chunks_of(path), [self.vectors[row] for row in rows]
             if self.writable:
                 write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
                 self.writes += 1
-            self.meta_by_note[path] = meta
+            self._keep_meta(path, meta)
     # endregion set-meta
 
     def remove_note(self, path: str) -> None:
         with self.lock:
             file = self.notes_dir / note_file_name(path)
+            old_texts = self.texts_of(self.rows_by_note.get(path, []))  # before the file that holds them goes
             if self.writable and file.exists():
                 file.unlink()
                 fsync_directory(self.notes_dir)
                 self.writes += 1
-            self._remove_rows(path)
+            self._remove_rows(path, old_texts)
             self.meta_by_note.pop(path, None)
+
+    # region links-held-once
+    def _keep_meta(self, path: str, meta: dict) -> None:
+        """Keep a note's meta in memory, but not the links reconcile.py stores in it: the link
+        graph holds those, and a vault's links held twice take tens of megabytes. A load or a
+        build hands them to its on_links as it reads them, for the graph to be made of."""
+        if LINKS in meta:
+            if self.on_links is not None:
+                self.on_links(path, meta[LINKS])
+            meta = {key: value for key, value in meta.items() if key != LINKS}
+        self.meta_by_note[path] = meta
+    # endregion links-held-once
 
     def _stored_vectors(self, chunks, vectors) -> list[StoredVector]:
         """The embedder's vectors scaled to length 1 and quantized, after checking that
@@ -755,24 +794,26 @@ class ChunkIndex:
                 self.chunks.append(None)
                 self.vectors.append(None)
                 self.sketches.append(self.empty_sketch)
-            self.chunks[row], self.vectors[row], self.sketches[row] = chunk, vector, sketch(vector.codes)
+            # Its terms first: memory may not keep the text (kept).
+            if self._keywords is not None:
+                self._keywords.add(row, chunk_terms(chunk))
+            self.chunks[row], self.vectors[row], self.sketches[row] = self.kept(chunk), vector, sketch(vector.codes)
             self.rows_by_folder.setdefault(folder_key(chunk.folder), array("I")).append(row)
             for tag in chunk.tags:
                 self.rows_by_tag.setdefault(tag_key(tag), array("I")).append(row)
-            if self._keywords is not None:
-                self._keywords.add(row, chunk_terms(chunk))
             rows.append(row)
         if rows:  # a note stored without chunks has no rows, and is not among note_paths
             self.rows_by_note[path] = rows
 
-    def _remove_rows(self, path: str) -> None:
+    def _remove_rows(self, path: str, texts: dict[int, str]) -> None:
+        """Free the note's rows; `texts` are their texts (texts_of), whose terms leave the postings."""
         for row in self.rows_by_note.pop(path, []):
             chunk = self.chunks[row]
             self._forget(self.rows_by_folder, folder_key(chunk.folder), row)
             for tag in chunk.tags:
                 self._forget(self.rows_by_tag, tag_key(tag), row)
             if self._keywords is not None:
-                self._keywords.remove(row, chunk_terms(chunk))
+                self._keywords.remove(row, chunk_terms(chunk, texts[row]))
             self.chunks[row], self.vectors[row], self.sketches[row] = None, None, self.empty_sketch
             self.free_rows.append(row)
 
@@ -804,6 +845,58 @@ class ChunkIndex:
                 rows.update(members)
         return rows
 
+    # region texts-on-disk
+    def kept(self, chunk: Chunk) -> Chunk:
+        """What memory holds of a chunk just stored: all but its text, which the note's file
+        holds, in an index that writes its files; all of it in one that may not."""
+        return dataclasses.replace(chunk, text=None) if self.writable and chunk.text is not None else chunk
+
+    def texts_to_show(self, rows: list[int]) -> dict[int, str]:
+        """texts_of, for a search's snippets: a search under way on an index a rebuild has
+        just replaced may find its files removed, and shows its hits without snippets."""
+        try:
+            return self.texts_of(rows)
+        except IndexCorrupt as error:
+            log.warning("index: hits shown without snippets: %s", error)
+            return dict.fromkeys(rows, "")
+
+    def texts_of(self, rows) -> dict[int, str]:
+        """{row: its chunk's text} for these rows: from memory, or read from their notes'
+        files, one read per note. A search reads the texts of the hits it shows."""
+        with self.lock:
+            return dict(self.texts_in_order(sorted(rows)))
+
+    def texts_in_order(self, rows):
+        """(row, text) for each live row of `rows`, in their order: a note's file is read
+        once for its run of rows (a load puts a note's rows side by side)."""
+        path, texts = None, {}
+        for row in rows:
+            chunk = self.chunks[row]
+            if chunk is None:
+                continue
+            if chunk.text is not None:
+                yield row, chunk.text
+                continue
+            if chunk.path != path:
+                path, texts = chunk.path, dict(zip(self.rows_by_note[chunk.path], self.stored_texts(chunk.path)))
+            yield row, texts[row]
+
+    def stored_texts(self, path: str) -> list[str]:
+        """The texts of a note's chunks as its file holds them, in order."""
+        file = self.notes_dir / note_file_name(path)
+        try:
+            with open(file, "rb", buffering=0) as handle:
+                data = json.loads(handle.read())
+            texts = [item["text"] for item in data["chunks"]]
+            if data["path"] != path or len(texts) != len(self.rows_by_note[path]):
+                raise ValueError("it holds another note, or other chunks, than the index in memory")
+            if not all(map(isinstance, texts, repeat(str))):
+                raise ValueError("a chunk's text is not text")
+        except (OSError, RecursionError, ValueError, KeyError, TypeError) as error:
+            raise IndexCorrupt(f"index file {file} is damaged ({error}); rebuild the index") from None
+        return texts
+    # endregion texts-on-disk
+
     def nearest(self, query_vector, k: int, rows=None, exact: bool = False) -> list[tuple[float, int]]:
         """The k chunks most similar to the query vector, as (cosine, row), best first;
         only among `rows` if given. exact=True scores every chunk (for tests and benchmarks)."""
@@ -826,9 +919,8 @@ class ChunkIndex:
         with self.lock:
             if self._keywords is None:
                 keywords = KeywordIndex()
-                for row, chunk in enumerate(self.chunks):
-                    if chunk is not None:
-                        keywords.add(row, chunk_terms(chunk))
+                for row, text in self.texts_in_order(range(len(self.chunks))):
+                    keywords.add(row, chunk_terms(self.chunks[row], text))
                 self._keywords = keywords
             return self._keywords
 
@@ -841,8 +933,8 @@ class ChunkIndex:
         if keywords is None:
             return
         stored_rows = len(keywords.lengths)
-        for row in range(stored_rows, len(self.chunks)):  # the notes added since, if any
-            keywords.add(row, chunk_terms(self.chunks[row]))
+        for row, text in self.texts_in_order(range(stored_rows, len(self.chunks))):  # the notes added since, if any
+            keywords.add(row, chunk_terms(self.chunks[row], text))
         self._keywords = keywords
         self.keywords_stored = 0 if stored_rows == len(self.chunks) else None  # else store them with those
     # endregion use-stored-keywords

@@ -39,7 +39,7 @@ Decisions:
   whole vault. A rename is remove_note(old) then update_note(new).
 - Stored, not read again (step 10): a note's entry goes into its file of the index,
   beside its chunks (entry_to_store), and a restart puts the graph together from the
-  stored entries (stored_entries, from_entries) without opening a note; reconcile.py
+  stored entries (stored_entries_into, from_entries) without opening a note; reconcile.py
   reads again only the notes whose stamp changed.
 """
 import threading
@@ -160,7 +160,7 @@ class LinkGraph:
 
     @classmethod
     def from_entries(cls, vault: Vault, entries: dict[str, NoteLinks]) -> "LinkGraph":
-        """The graph of entries read before: stored with the index (stored_entries), or
+        """The graph of entries read before: stored with the index (stored_entries_into), or
         read by vault_index.py with the same read that cuts a note into chunks."""
         graph = cls(vault)
         for path, entry in entries.items():
@@ -361,16 +361,16 @@ def entry_to_store(entry: NoteLinks) -> dict:
     return {"aliases": entry.aliases, "tags": entry.tags, "links": links}
 
 
-def stored_entries(metas: dict[str, dict]) -> dict[str, NoteLinks]:
-    """The entries stored in the notes' meta, by path. A note whose meta holds none (an index
-    from before, a damaged file) is left out: reconcile reads it again."""
-    entries = {}
-    for path, meta in metas.items():
+def stored_entries_into(entries: dict[str, NoteLinks]):
+    """A function that puts a note's stored entry into `entries`, by path, as the index reads
+    the note's file (ChunkIndex.load's on_links). A damaged entry is left out: reconcile
+    reads that note again, as it does a note whose meta holds none (an index from before)."""
+    def take(path: str, stored) -> None:
         try:
-            entries[path] = entry_from_store(meta["links"])
+            entries[path] = entry_from_store(stored)
         except (KeyError, TypeError, ValueError):
-            continue
-    return entries
+            entries.pop(path, None)
+    return take
 
 
 def entry_from_store(data: dict) -> NoteLinks:

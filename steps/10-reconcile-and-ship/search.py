@@ -105,7 +105,9 @@ def search(index, embedder, query: str, limit: int = 5, folder: str | None = Non
             if len(best) >= limit or exhausted:
                 break
             wanted *= 4  # many chunks came from the same few notes: look further down
-        return [make_hit(index.chunks[row], score, terms, mode) for row, score in best[:limit]]
+        best = best[:limit]
+        texts = index.texts_to_show([row for row, _ in best])  # the index may keep them on disk
+        return [make_hit(index.chunks[row], texts[row], score, terms, mode) for row, score in best]
 # endregion search
 
 
@@ -178,10 +180,10 @@ def best_chunk_per_note(index, ranked) -> list:
     return best
 
 
-def make_hit(chunk, scores, terms, mode: str) -> Hit:
+def make_hit(chunk, text: str, scores, terms, mode: str) -> Hit:
     score, cosine, bm25 = scores
     words = terms if mode != "semantic" else ()
-    return Hit(chunk.path, chunk.heading_path, round(score, 6), snippet(chunk.text, words), cosine, bm25)
+    return Hit(chunk.path, chunk.heading_path, round(score, 6), snippet(text, words), cosine, bm25)
 
 
 def snippet(text: str, terms, length: int = SNIPPET_LENGTH) -> str:

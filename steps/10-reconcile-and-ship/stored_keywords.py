@@ -6,7 +6,9 @@ BM25 postings (keyword_index.py) from their chunks took five seconds more, which
 first search waited for. The postings are only numbers, two arrays per term, so the
 stored copy is one line of JSON (what the numbers belong to), the arrays' own bytes,
 and a CRC-32 of both: they load with a copy each, in a fraction of a second. Base64 in
-JSON, as the vectors are stored (vector_search.py), took three times as long.
+JSON, as the vectors are stored (vector_search.py), took three times as long. The numbers
+are read from the file into their arrays as they are taken, never the whole file into
+memory first: at 10,000 notes that would be 21 MB more at the peak of a restart.
 
 A copy is right only for the chunks it was made from, cut into words by the tokenizer
 that made it. Each note's file in the index is replaced by a new file whenever the note
@@ -63,23 +65,24 @@ def file_stamp(inode: int, info: os.stat_result) -> list[int]:
 
 
 # region read-copy
-def read_copy(folder: Path) -> tuple[dict, memoryview] | None:
-    """The stored copy in a generation folder: its header and the bytes of its numbers;
-    None if there is none, it is damaged, or another layout or tokenizer wrote it."""
+def read_copy(folder: Path) -> tuple[dict, "Numbers"] | None:
+    """The stored copy in a generation folder: its header, and its numbers to be read as
+    they are taken; None if there is none, or its header is damaged or was written by
+    another layout or tokenizer. The CRC-32 of the whole is checked once the numbers are
+    read (Numbers.take_the_end): a copy damaged there gives no postings either."""
+    file = folder / FILE
     try:
-        if not stat.S_ISREG(os.stat(folder / FILE).st_mode):  # a FIFO would block the read
+        info = os.stat(file)
+        if not stat.S_ISREG(info.st_mode):  # a FIFO would block the read
             return None
-        data = (folder / FILE).read_bytes()
-        body, checksum = data[:-CHECKSUM_SIZE], data[-CHECKSUM_SIZE:]
-        if len(data) <= CHECKSUM_SIZE or zlib.crc32(body).to_bytes(CHECKSUM_SIZE, "big") != checksum:
-            return None
-        end = body.index(b"\n")
-        header = json.loads(body[:end])
-    except (OSError, ValueError, RecursionError):  # ValueError: no line, or not JSON
+        with open(file, "rb") as handle:
+            line = handle.readline()
+        header = json.loads(line)
+    except (OSError, ValueError, RecursionError):  # ValueError: not JSON
         return None
-    if not well_formed(header):
+    if not line.endswith(b"\n") or not well_formed(header):
         return None
-    return header, memoryview(body)[end + 1:]
+    return header, Numbers(file, len(line), info.st_size - CHECKSUM_SIZE, zlib.crc32(line))
 # endregion read-copy
 
 
@@ -116,7 +119,7 @@ def fit(copy, rows_by_note: dict[str, list[int]], stamps: dict[str, list[int]]) 
     lists got the rows the copy numbered for it, and has an unchanged file; else None."""
     if copy is None:
         return None
-    header, data = copy
+    header, numbers = copy
     row = 0
     for path, chunks, *stamp in header["notes"]:
         rows = rows_by_note.get(path, [])  # the rows this load gave the note: they must be the next
@@ -124,8 +127,9 @@ def fit(copy, rows_by_note: dict[str, list[int]], stamps: dict[str, list[int]]) 
             return None
         row += chunks
     try:
-        return postings_from(header["terms"], Numbers(data), row)
-    except ValueError:  # numbers that do not fit: only a slower start
+        with numbers:
+            return postings_from(header["terms"], numbers, row)
+    except (OSError, ValueError):  # numbers that do not fit, a file cut or changed: only a slower start
         return None
 # endregion fit
 
@@ -146,24 +150,48 @@ def postings_from(terms: list, numbers: "Numbers", rows: int) -> KeywordIndex:
     return keywords
 
 
+# region numbers
 class Numbers:
-    """The copy's numbers, taken in the order they were written."""
+    """The copy's numbers, taken in the order they were written, read from its file a block
+    at a time; `with` opens and closes the file."""
 
-    def __init__(self, data: memoryview):
-        self.data, self.at = data, 0
+    BLOCK = 1 << 20  # bytes read at once: a few calls for the whole copy, and little memory
+
+    def __init__(self, file: Path, start: int, end: int, checksum: int):
+        self.file, self.start, self.end, self.checksum = file, start, end, checksum
+        self.handle, self.block, self.at = None, b"", 0  # self.at: the next number's place in the block
+
+    def __enter__(self) -> "Numbers":
+        self.handle = open(self.file, "rb")
+        self.handle.seek(self.start)
+        self.read = self.start  # bytes of the file read so far
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.handle.close()
 
     def take(self, count: int) -> array:
-        end = self.at + count * LAYOUT["itemsize"]
-        if end > len(self.data):
+        size = count * LAYOUT["itemsize"]
+        if self.read - (len(self.block) - self.at) + size > self.end:
             raise ValueError("the copy is cut short")
+        while len(self.block) - self.at < size:
+            more = self.handle.read(min(max(self.BLOCK, size), self.end - self.read))
+            if not more:
+                raise ValueError("the copy is shorter than it was")
+            self.checksum = zlib.crc32(more, self.checksum)
+            self.block, self.at, self.read = self.block[self.at:] + more, 0, self.read + len(more)
         values = array("I")
-        values.frombytes(self.data[self.at:end])
-        self.at = end
+        values.frombytes(memoryview(self.block)[self.at:self.at + size])
+        self.at += size
         return values
 
     def take_the_end(self) -> None:
-        if self.at != len(self.data):
+        """The last check: every number taken, and the file's CRC-32 that of all read."""
+        if self.read != self.end or self.at != len(self.block):
             raise ValueError("the copy holds more numbers than its header names")
+        if self.handle.read() != self.checksum.to_bytes(CHECKSUM_SIZE, "big"):
+            raise ValueError("the copy is damaged: its CRC-32 does not match")
+# endregion numbers
 
 
 def write_copy(handle, keywords: KeywordIndex, notes: list[tuple[str, list[int]]], stamps: list[list[int]]) -> None:

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 
 from index import BuildStopped, Chunk, ChunkIndex, IndexUnusable, ProgressLine, writer_lock
-from links import LinkGraph, NoteLinks, entry_of, entry_to_store, stored_entries
+from links import LinkGraph, NoteLinks, entry_of, entry_to_store, stored_entries_into
 from notes import parse_note
 from parallel_build import embedded_notes
 from reconcile import reconcile, refresh_note, stamp_of, stamp_to_store
@@ -237,18 +237,21 @@ class VaultIndex:
     def load_stored(self) -> tuple[ChunkIndex, LinkGraph]:
         """The stored index, and the link graph stored with it, which answers use from now on.
         Until reconcile has checked every note, they say how many it has yet to check."""
-        index = ChunkIndex.load(self.directory, self.embedder.name, self.dimension())
-        index.writable, index.embedder = self.writable, self.embedder
+        entries: dict[str, NoteLinks] = {}  # the link graph's, read with the notes' files
+        index = ChunkIndex.load(self.directory, self.embedder.name, self.dimension(), self.writable,
+                                on_links=stored_entries_into(entries))
+        index.embedder = self.embedder
         if not index.complete:
             log.info("index: going on with a first build a stop cut short: %d notes were done", len(index.note_meta()))
         log.info("index: keyword postings %s", "loaded with it" if index.has_keywords() else "to build from the chunks")
         for path in [path for path in index.note_meta() if self.never_listed(path)]:
             index.remove_note(path)  # gone before the first answer, chunks or none (an excluded file)
+            entries.pop(path, None)
         metas = index.note_meta()
         self.stale = len(metas)  # until reconcile has listed the vault and counts down
         self.chunk_index = index
         self.ready.set()  # a search needs no links: it answers while they are put together
-        self.links = LinkGraph.from_entries(self.vault, stored_entries(metas))
+        self.links = LinkGraph.from_entries(self.vault, entries)
         log.info("links: %d notes loaded with the index", len(self.links))
         self.links_ready.set()
         return index, self.links
@@ -316,12 +319,18 @@ class VaultIndex:
             def started(index: ChunkIndex) -> None:
                 self.building = index  # searched while no other index is there (search_with_progress)
 
+            def finished(index: ChunkIndex) -> None:
+                self.chunk_index = index  # searched from now on, before the old generation is removed
+
             # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
             embedded = embedded_notes(paths, self.stored_parts, self.embedder)
+            entries: dict[str, NoteLinks] = {}  # a first build's links come with the notes
+            take_links = stored_entries_into(entries) if self.links is None else None
             self.chunk_index = ChunkIndex.write_new(self.directory, self.embedder, embedded, len(paths), report,
-                                                    started, EitherSet(stop, self.stopping), self.writable)
-            if self.links is None:  # a first build: the links came with the notes
-                self.links = LinkGraph.from_entries(self.vault, stored_entries(self.chunk_index.note_meta()))
+                                                    started, EitherSet(stop, self.stopping), self.writable, finished,
+                                                    take_links)
+            if self.links is None:
+                self.links = LinkGraph.from_entries(self.vault, entries)
                 self.links_ready.set()
             self.save_keywords()
             return self.chunk_index
