@@ -1,25 +1,35 @@
-"""Step 10's daily_note over real HTTP, on a temporary vault whose Obsidian settings each
-test writes (the server reads them at every call): the note is named as the Daily notes
-core plugin names it, or Periodic Notes when its daily notes are enabled; a missing note
-is created from its template and appended to; an existing one only grows. Refusals: a
-date that is no date, settings that are not JSON, a missing template, a denied folder."""
+"""daily_note over real HTTP, in every step that has it (step 8 on), on a temporary vault
+whose Obsidian settings each test writes (the server reads them at every call): the note
+is named as the Daily notes core plugin names it, or Periodic Notes when its daily notes
+are enabled; a missing note is created from its template and appended to; an existing
+one only grows. Refusals: a date that is no date, settings that are not JSON, a missing
+template, a denied folder (step 10's deny list)."""
 import datetime
 import json
+import time
 
 import pytest
 
-from helpers import step_modules, tool_data, tool_refusal, tool_session
+from helpers import distinct_copies, step_modules, tool_data, tool_refusal, tool_session
 from launch import running_server
 from manifest import find_step
 
-STEP = find_step(10)
+# The tool is daily_notes.py, wired in tools.py: every step where either differs.
+STEPS = sorted(set(distinct_copies("daily_notes.py", since=8)) | set(distinct_copies("tools.py", since=8)))
+WATCHER_FROM = 9  # from here the watcher, not the tool, tells the link graph
+DENY_LIST_FROM = 10  # --exclude
 TEMPLATE = "---\ntags: [daily]\n---\n# {{title}}\n\n{{date:dddd, MMMM Do YYYY}}, week {{date:W}}. [[{{yesterday}}]]\n"
 CORE = {"folder": "Journal", "format": "YYYY-MM-DD dddd", "template": "Templates/Daily"}
 
 
+@pytest.fixture(scope="module", params=STEPS, ids=lambda number: f"step{number:02d}")
+def step(request):
+    return find_step(request.param)
+
+
 @pytest.fixture(scope="module")
-def vault(tmp_path_factory):
-    root = tmp_path_factory.mktemp("daily") / "vault"
+def vault(step, tmp_path_factory):
+    root = tmp_path_factory.mktemp(f"daily{step.number}") / "vault"
     (root / ".obsidian" / "plugins" / "periodic-notes").mkdir(parents=True)
     (root / "Templates").mkdir()
     (root / "Templates" / "Daily.md").write_text(TEMPLATE, encoding="utf-8")
@@ -30,9 +40,10 @@ def vault(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def server(vault):
-    with running_server(STEP.server, "--vault", str(vault), "--exclude", "Private", timeout=30) as (url, _log):
-        yield tool_session(url, STEP.path)
+def server(step, vault):
+    deny = ["--exclude", "Private"] if step.number >= DENY_LIST_FROM else []
+    with running_server(step.server, "--vault", str(vault), *deny, timeout=30) as (url, _log):
+        yield tool_session(url, step.path)
 
 
 @pytest.fixture
@@ -133,13 +144,32 @@ def test_a_missing_template_is_refused_and_nothing_is_written(server, settings, 
     assert not (vault / "Journal" / "2026-04-09 Thursday.md").exists()
 
 
-def test_a_daily_note_in_a_denied_folder_is_neither_read_nor_written(server, settings, vault):
+def test_a_daily_note_in_a_denied_folder_is_neither_read_nor_written(step, server, settings, vault):
+    if step.number < DENY_LIST_FROM:
+        pytest.skip(f"the deny list comes in step {DENY_LIST_FROM}")
     (vault / "Private").mkdir(exist_ok=True)
     (vault / "Private" / "2026-04-10.md").write_text("secret", encoding="utf-8")
     settings({"folder": "private"})
     for arguments in ({}, {"append": "x"}):
         assert "deny list" in tool_refusal(server, "daily_note", date="2026-04-10", **arguments)
     assert (vault / "Private" / "2026-04-10.md").read_text() == "secret"
+
+
+def backlink_paths(server, path):
+    return [backlink["path"] for backlink in tool_data(server, "get_backlinks", path=path)["backlinks"]]
+
+
+def test_a_link_an_append_adds_is_a_backlink(step, server, settings):
+    """Step 8 has no watcher: the tool itself tells the link graph, so the backlink is
+    there at once. From step 9 the watcher tells it, a moment later."""
+    settings()
+    target, daily = "Journal/2026-04-03 Friday.md", "Journal/2026-04-12 Sunday.md"
+    assert daily not in backlink_paths(server, target)  # the graph is built before the append
+    tool_data(server, "daily_note", date="2026-04-12", append="Baked again, fed as on [[2026-04-03 Friday]].")
+    deadline = time.monotonic() + (0 if step.number < WATCHER_FROM else 10)
+    while daily not in backlink_paths(server, target) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert daily in backlink_paths(server, target)
 
 
 @pytest.mark.parametrize("when, format, written", [
@@ -150,14 +180,14 @@ def test_a_daily_note_in_a_denied_folder_is_neither_read_nor_written(server, set
     ("2027-01-01T00:00:00", "GGGG-[W]WW-E", "2026-W53-5"),
     ("2026-04-11T12:00:00", "[YYYY] YYYY/MM/DD HH:mm:ss A", "YYYY 2026/04/11 12:00:00 PM"),
 ])
-def test_moment_formats_are_written_as_moment_writes_them(when, format, written):
-    with step_modules(STEP.path):
+def test_moment_formats_are_written_as_moment_writes_them(step, when, format, written):
+    with step_modules(step.path):
         from daily_notes import moment_format
     assert moment_format(datetime.datetime.fromisoformat(when), format) == written
 
 
-def test_it_is_announced_as_a_write(server):
-    with step_modules(STEP.path):
+def test_it_is_announced_as_a_write(step):
+    with step_modules(step.path):
         from tools import TOOLS
     hints = TOOLS["daily_note"].annotations
     assert hints["readOnlyHint"] is False and hints["destructiveHint"] is False and hints["idempotentHint"] is False
@@ -165,18 +195,18 @@ def test_it_is_announced_as_a_write(server):
 
 # An append is a write like any other: the write policy holds it, and the journal takes it back.
 
-def policy_server(vault, *flags):
-    return running_server(STEP.server, "--vault", str(vault), *flags, timeout=30)
+def policy_server(step, vault, *flags):
+    return running_server(step.server, "--vault", str(vault), *flags, timeout=30)
 
 
-def test_a_read_only_server_reads_the_daily_note_and_refuses_to_append(tmp_path):
+def test_a_read_only_server_reads_the_daily_note_and_refuses_to_append(step, tmp_path):
     vault = tmp_path / "vault"
     (vault / "Journal").mkdir(parents=True)
     (vault / ".obsidian").mkdir()
     (vault / ".obsidian" / "daily-notes.json").write_text(json.dumps({"folder": "Journal"}))
     (vault / "Journal" / "2026-04-03.md").write_text("Fed the starter.\n")
-    with policy_server(vault, "--read-only") as (url, _log):
-        client = tool_session(url, STEP.path)
+    with policy_server(step, vault, "--read-only") as (url, _log):
+        client = tool_session(url, step.path)
         assert tool_data(client, "daily_note", date="2026-04-03")["text"] == "Fed the starter.\n"
         assert "read-only" in tool_refusal(client, "daily_note", date="2026-04-03", append="More.")
         assert "read-only" in tool_refusal(client, "daily_note", date="2026-04-04", append="New.")
@@ -184,26 +214,26 @@ def test_a_read_only_server_reads_the_daily_note_and_refuses_to_append(tmp_path)
     assert not (vault / "Journal" / "2026-04-04.md").exists()
 
 
-def test_an_append_outside_the_write_folders_is_refused(tmp_path):
+def test_an_append_outside_the_write_folders_is_refused(step, tmp_path):
     vault = tmp_path / "vault"
     (vault / "Journal").mkdir(parents=True)
     (vault / ".obsidian").mkdir()
     (vault / ".obsidian" / "daily-notes.json").write_text(json.dumps({"folder": "Journal"}))
-    with policy_server(vault, "--write-folder", "Inbox") as (url, _log):
-        client = tool_session(url, STEP.path)
+    with policy_server(step, vault, "--write-folder", "Inbox") as (url, _log):
+        client = tool_session(url, step.path)
         assert "outside the folders" in tool_refusal(client, "daily_note", date="2026-04-04", append="New.")
     assert not (vault / "Journal" / "2026-04-04.md").exists()
 
 
-def test_undo_takes_back_an_append_to_the_byte_and_a_created_note_to_the_trash(tmp_path):
+def test_undo_takes_back_an_append_to_the_byte_and_a_created_note_to_the_trash(step, tmp_path):
     vault = tmp_path / "vault"
     (vault / "Journal").mkdir(parents=True)
     (vault / ".obsidian").mkdir()
     (vault / ".obsidian" / "daily-notes.json").write_text(json.dumps({"folder": "Journal"}))
     existing = vault / "Journal" / "2026-04-03.md"
     existing.write_bytes(b"Fed the starter.")  # no line end: the append adds one
-    with policy_server(vault, "--index-dir", str(tmp_path / "index")) as (url, _log):
-        client = tool_session(url, STEP.path)
+    with policy_server(step, vault, "--index-dir", str(tmp_path / "index")) as (url, _log):
+        client = tool_session(url, step.path)
         appended = tool_data(client, "daily_note", date="2026-04-03", append="Mixed at 10.")
         assert existing.read_bytes() == b"Fed the starter.\nMixed at 10.\n"
         tool_data(client, "undo_edit", editId=appended["editId"])

@@ -18,6 +18,7 @@ from notes import parse_note
 from resources import title_of
 from schema import check_schema, defaults, validate
 from embeds import Embeds, part_name, waiting_embeds
+import daily_notes
 import inbox
 import note_moves
 import related
@@ -828,13 +829,64 @@ MOVE_NOTE = Tool(
 )
 
 
+# region daily-note-tool
+def daily_note(context: Context, arguments: dict) -> dict:
+    """The day's note, named as Obsidian's settings say; an append obeys the write policy
+    and is journaled like any write, so undo_edit can take it back."""
+    result, before = daily_notes.daily_note(context.vault, arguments, lambda path: context.policy.check(context.vault, path))
+    if arguments.get("append") is None or not result["exists"]:
+        return result
+    _, data = context.vault.read_bytes(result["path"])
+    links_follow(context, [result["path"]])
+    return result | journaled(context, Entry("daily_note", [Change(result["path"], before, version_of(data))]))
+# endregion daily-note-tool
+
+
+DAILY_NOTE = Tool(
+    name="daily_note",
+    title="The daily note",
+    description=(
+        "Read the daily note of the user's Obsidian vault for a day (`date`, e.g. \"2026-04-05\"; "
+        "today in the user's time zone when left out), found where Obsidian's Daily notes (or "
+        "Periodic Notes) settings put it. `exists` says whether it is there. Give `append` to add "
+        "Markdown at its end, on lines of its own (\"add this to today's note\"): a missing note is "
+        "first created from the user's daily note template. Nothing else in the note is changed."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "date": {"type": "string", "maxLength": 32, "description": 'ISO 8601, e.g. "2026-04-05".'},
+            "append": {"type": "string", "minLength": 1, "maxLength": 100_000,
+                       "description": "Markdown to add at the end of the note."},
+        },
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {
+            "date": {"type": "string"},
+            "path": {"type": "string", "description": "where the daily note of that day is, or would be"},
+            "uri": {"type": "string"},
+            "exists": {"type": "boolean"},
+            "created": {"type": "boolean", "description": "true when append created the note"},
+            "text": {"type": "string", "description": "the note as it is now, properties included"},
+            "editId": {"type": "string", "description": "after an append: pass it to undo_edit to take it back"},
+        },
+        "required": ["date", "path", "uri", "exists"],
+    },
+    run=daily_note,
+    # It adds text and never removes any; twice is two appends.
+    annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+)
+
+
 # The tools that change a note; a write policy may take these away, and create_note.
 EDITS = [EDIT_NOTE, SET_PROPERTIES, MOVE_NOTE, DELETE_NOTE, UNDO_EDIT]
 WRITES = {"create_note"} | {tool.name for tool in EDITS}
 
 
 TOOLS = {tool.name: tool for tool in [LIST_NOTES, GET_NOTE, SEARCH_VAULT, GET_BACKLINKS, RELATED_NOTES,
-                                      LIST_TAGS, CREATE_NOTE, REINDEX, *EDITS]}
+                                      LIST_TAGS, CREATE_NOTE, DAILY_NOTE, REINDEX, *EDITS]}
 
 
 def offered_tools(policy: WritePolicy, inbox_folder: str) -> dict[str, Tool]:

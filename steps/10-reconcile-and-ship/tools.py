@@ -852,6 +852,7 @@ MOVE_NOTE = Tool(
 )
 
 
+# region daily-note-tool
 def daily_note(context: Context, arguments: dict) -> dict:
     """The day's note, named as Obsidian's settings say; an append obeys the write policy
     and is journaled like any write, so undo_edit can take it back."""
@@ -860,6 +861,7 @@ def daily_note(context: Context, arguments: dict) -> dict:
         return result
     _, data = context.vault.read_bytes(result["path"])
     return result | journaled(context, Entry("daily_note", [Change(result["path"], before, version_of(data))]))
+# endregion daily-note-tool
 
 
 DAILY_NOTE = Tool(
