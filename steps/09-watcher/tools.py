@@ -20,12 +20,13 @@ from schema import check_schema, defaults, validate
 from embeds import Embeds, part_name, waiting_embeds
 import inbox
 import note_moves
+import note_queries
 import related
 from edits import OPERATIONS, EditError, edit_text
 from properties import set_properties as set_in_text
 from journal import Change, Entry, Journal, move_to_trash, undo
 from note_writes import change_note, check_version, note_lock, version_of
-from vault import NoteNotFound, Vault, VaultError, note_text, page, path_to_uri, shown
+from vault import NoteNotFound, Vault, VaultError, note_text, path_to_uri, shown
 from write_policy import WritePolicy
 from vault_index import NotReady, VaultIndex
 
@@ -100,29 +101,36 @@ def error_result(text: str) -> dict:
 
 
 def list_notes(context: Context, arguments: dict) -> dict:
-    folder = arguments.get("folder")
-    names, next_cursor = page(context.vault.list_notes(folder), arguments.get("cursor"), arguments["limit"])
-    result = {"notes": names}
-    if next_cursor:
-        result["nextCursor"] = next_cursor
-    return result
+    return note_queries.list_notes(context.vault, arguments)  # sorted, filtered by time and properties
 
 
 LIST_NOTES = Tool(
     name="list_notes",
     title="List notes",
     description=(
-        "List the notes (Markdown files) of the user's Obsidian vault, as paths relative to the "
-        "vault, sorted by name, one page at a time. Give `folder` to list only the notes under "
-        "that folder. When the result has `nextCursor`, pass it as `cursor` to get the next page. "
-        "Read a note with get_note."
+        "List the notes (Markdown files) of the user's Obsidian vault, one page at a time: `notes` "
+        "gives their paths, `entries` each one's path, title and `modified` time (ISO 8601, UTC). "
+        "Give `folder` to list only the notes under that folder. `sort`: \"path\" (default), "
+        "\"modified\" (the note changed last first) or \"created\" (newest first). "
+        "`modifiedAfter` / `modifiedBefore` (ISO 8601, e.g. \"2026-04-05\"; without a zone, the "
+        "server's local time) keep the notes changed in that time. `where` keeps the notes whose "
+        'properties match: {"status": "draft"} (text ignores case; a list property matches when '
+        'one of its items does), {"due": {"exists": true}}. When the result has `nextCursor`, pass '
+        "it as `cursor`, with the same arguments, to get the next page. Read a note with get_note."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "folder": {"type": "string", "description": 'A folder of the vault, e.g. "Bread"; omit for all.'},
+            "sort": {"type": "string", "enum": list(note_queries.SORTS), "default": "path"},
+            "modifiedAfter": {"type": "string", "maxLength": 64,
+                              "description": 'Only notes changed at or after this, e.g. "2026-04-05".'},
+            "modifiedBefore": {"type": "string", "maxLength": 64,
+                               "description": 'Only notes changed before this, e.g. "2026-04-12T18:00:00Z".'},
+            "where": {"type": "object", "description": 'Properties to match, e.g. {"status": "draft"} or '
+                                                       '{"status": {"exists": true}}; all must match.'},
             "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50,
-                      "description": "Paths per page."},
+                      "description": "Notes per page."},
             "cursor": {"type": "string", "description": "nextCursor from the previous page."},
         },
         "additionalProperties": False,
@@ -131,9 +139,15 @@ LIST_NOTES = Tool(
         "type": "object",
         "properties": {
             "notes": {"type": "array", "items": {"type": "string"}},
+            "entries": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"},
+                "title": {"type": "string"},
+                "modified": {"type": "string", "description": "ISO 8601, UTC"},
+                "created": {"type": "string", "description": "only when sorted by creation"}},
+                "required": ["path", "title", "modified"]}},
             "nextCursor": {"type": "string"},
         },
-        "required": ["notes"],
+        "required": ["notes", "entries"],
     },
     run=list_notes,
     annotations=READ_ONLY,
