@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
+import long_notes
 import note_queries
 from schema import check_schema, defaults, validate
 from vault import Vault, VaultError
@@ -127,7 +128,9 @@ LIST_NOTES = Tool(
 # region get-note
 def get_note(vault: Vault, arguments: dict) -> dict:
     path, text = vault.read_note(arguments["path"])
-    return {"path": path, "text": text}
+    result = {"path": path, "text": text}
+    long_notes.read_in_parts(result, arguments["maxChars"], arguments["offset"])  # a part a client keeps
+    return result
 
 
 GET_NOTE = Tool(
@@ -136,13 +139,20 @@ GET_NOTE = Tool(
     description=(
         "Read one note of the user's Obsidian vault: its Markdown text. `path` is relative to "
         'the vault, e.g. "Bread/Focaccia.md" (".md" may be left out), as list_notes gives it. '
-        "A path that leaves the vault is refused."
+        "A long text comes in parts of at most `maxChars` characters: then `truncated` is true, "
+        "and passing `nextOffset` as `offset` gives the next part. A path that leaves the vault "
+        "is refused."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 1024,
                      "description": 'The note\'s path in the vault, e.g. "Bread/Focaccia.md".'},
+            "maxChars": {"type": "integer", "minimum": 100, "maximum": 1_000_000,
+                         "default": long_notes.DEFAULT_MAX_CHARS,
+                         "description": "The most characters of text to answer."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "Where the part starts: 0, or nextOffset from the part before."},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -152,6 +162,9 @@ GET_NOTE = Tool(
         "properties": {
             "path": {"type": "string"},
             "text": {"type": "string"},
+            "truncated": {"type": "boolean", "description": "true when more text follows this part"},
+            "nextOffset": {"type": "integer", "description": "the offset of the next part"},
+            "totalChars": {"type": "integer", "description": "the length of the whole text, when read in parts"},
         },
         "required": ["path", "text"],
     },

@@ -16,6 +16,7 @@ from typing import Callable
 from markdown import Link
 from notes import parse_note
 from resources import title_of
+import long_notes
 import note_queries
 from schema import check_schema, defaults, validate
 from vault import Vault, VaultError, shown
@@ -155,6 +156,7 @@ def get_note(vault: Vault, arguments: dict) -> dict:
         if section is None:
             raise VaultError(no_such_part(path, note, heading))
         result["heading"], result["text"] = heading, section
+    long_notes.read_in_parts(result, arguments["maxChars"], arguments["offset"])  # a part a client keeps
     return result
 # endregion get-note-answer
 
@@ -213,8 +215,10 @@ GET_NOTE = Tool(
         'properties. `path` is relative to the vault, e.g. "Bread/Focaccia.md" (".md" may be left '
         'out), as list_notes gives it. Give `heading` (e.g. "Shaping", or "Day 2#Timing" for a '
         "heading under another) to get only that section's text, or a block's id as `blocks` "
-        'lists it, after "^" (e.g. "^peak-signs"), to get only that block. A path that leaves the '
-        "vault is refused."
+        'lists it, after "^" (e.g. "^peak-signs"), to get only that block. A long text comes in '
+        "parts of at most `maxChars` characters: then `truncated` is true, and passing `nextOffset` "
+        "as `offset` gives the next part (or read one section by its `heading`, from the outline). "
+        "A path that leaves the vault is refused."
     ),
     input_schema={
         "type": "object",
@@ -224,6 +228,11 @@ GET_NOTE = Tool(
             "heading": {"type": "string", "minLength": 1, "maxLength": 1024,
                         "description": 'Only the section under this heading, as the outline shows it, '
                                        'or only the block "^id", as blocks lists it.'},
+            "maxChars": {"type": "integer", "minimum": 100, "maximum": 1_000_000,
+                         "default": long_notes.DEFAULT_MAX_CHARS,
+                         "description": "The most characters of text to answer."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "Where the part starts: 0, or nextOffset from the part before."},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -244,6 +253,9 @@ GET_NOTE = Tool(
                        "items": {"type": "object", "properties": {"id": {"type": "string"}, "line": {"type": "integer"}}}},
             "heading": {"type": "string"},
             "text": {"type": "string"},
+            "truncated": {"type": "boolean", "description": "true when more text follows this part"},
+            "nextOffset": {"type": "integer", "description": "the offset of the next part"},
+            "totalChars": {"type": "integer", "description": "the length of the whole text, when read in parts"},
         },
         "required": ["path", "title", "frontmatter", "tags", "aliases", "links", "outline", "blocks", "text"],
     },

@@ -19,6 +19,7 @@ from resources import title_of
 from schema import check_schema, defaults, validate
 from embeds import Embeds, part_name, waiting_embeds
 import inbox
+import long_notes
 import note_moves
 import note_queries
 import related
@@ -182,6 +183,7 @@ def get_note(context: Context, arguments: dict) -> dict:
         result["heading"], result["text"] = heading, section
     if arguments["embeds"] and any(link.embed for link in note.links):  # else no graph is needed
         quote_embeds(context, result, heading, len(text.encode("utf-8")))
+    long_notes.read_in_parts(result, arguments["maxChars"], arguments["offset"])  # a part a client keeps
     return result
 
 
@@ -285,7 +287,10 @@ GET_NOTE = Tool(
         'text, or a block\'s id as `blocks` lists it, after "^" (e.g. "^peak-signs"), to get only '
         "that block. Notes the text embeds (![[Note]], ![[Note#Heading]]) are quoted in place, "
         "each naming its source; `embedsNotShown` lists those left as links, and why. `version` "
-        "names the note's bytes as read: pass it to an edit. A path that leaves the vault is refused."
+        "names the note's bytes as read: pass it to an edit. A long text comes in parts of at most "
+        "`maxChars` characters: then `truncated` is true, and passing `nextOffset` as `offset` gives "
+        "the next part (or read one section by its `heading`, from the outline). A path that leaves "
+        "the vault is refused."
     ),
     input_schema={
         "type": "object",
@@ -298,6 +303,11 @@ GET_NOTE = Tool(
                                        'or only the block "^id", as blocks lists it.'},
             "embeds": {"type": "boolean", "default": True,
                        "description": "false: the text as written, each ![[embed]] left as a link."},
+            "maxChars": {"type": "integer", "minimum": 100, "maximum": 1_000_000,
+                         "default": long_notes.DEFAULT_MAX_CHARS,
+                         "description": "The most characters of text to answer."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "Where the part starts: 0, or nextOffset from the part before."},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -323,6 +333,9 @@ GET_NOTE = Tool(
                        "items": {"type": "object", "properties": {"id": {"type": "string"}, "line": {"type": "integer"}}}},
             "heading": {"type": "string"},
             "text": {"type": "string", "description": "embedded notes quoted in place, unless embeds is false"},
+            "truncated": {"type": "boolean", "description": "true when more text follows this part"},
+            "nextOffset": {"type": "integer", "description": "the offset of the next part"},
+            "totalChars": {"type": "integer", "description": "the length of the whole text, when read in parts"},
             "embedsNotShown": {"type": "array", "description": "embeds left as written, and why",
                                "items": {"type": "object", "properties": {
                                    "embed": {"type": "string"}, "in": {"type": "string"}, "reason": {"type": "string"}},
