@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from completion import complete_path
+import resource_links
 from request_log import log_request
 from resources import TEMPLATE, list_resources, read_resource
 from tools import Context, call_tool, offered_tools
@@ -244,6 +245,8 @@ class Server:
             raise ProtocolError(
                 INVALID_REQUEST, f"{method} before the handshake: send initialize, then notifications/initialized"
             )
+        if method == "tools/call":  # resource links only for a revision that has them
+            return resource_links.for_version(session.protocol_version, handler(params))
         return handler(params)
 
     def on_notification(self, message: dict, session: Session) -> None:

@@ -23,6 +23,7 @@ import long_notes
 import note_moves
 import note_queries
 import related
+import resource_links
 from edits import OPERATIONS, EditError, edit_text
 from properties import set_properties as set_in_text
 from journal import Change, Entry, Journal, move_to_trash, undo
@@ -93,7 +94,8 @@ def call_tool(tool: Tool, arguments, context: Context) -> dict:
     # The same data twice: structured for clients that read the output schema, and
     # as JSON text for those that only show text to the model.
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    return {"content": [{"type": "text", "text": text}], "structuredContent": data, "isError": False}
+    content = [{"type": "text", "text": text}] + resource_links.link_blocks(tool.name, data)  # notes to open
+    return {"content": content, "structuredContent": data, "isError": False}
 
 
 def error_result(text: str) -> dict:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from completion import complete_path
+import resource_links
 from request_log import log_request
 from resources import TEMPLATE, list_resources, read_resource
 from subscriptions import META_SUBSCRIPTION_ID, Hub, Listener
@@ -252,6 +253,8 @@ class Server:
             raise ProtocolError(
                 INVALID_REQUEST, f"{method} before the handshake: send initialize, then notifications/initialized"
             )
+        if method == "tools/call":  # resource links only for a revision that has them
+            return resource_links.for_version(session.protocol_version, handler(params))
         return handler(params)
 
     # region subscribe
