@@ -60,9 +60,9 @@ PINNED_AT = 1_775_034_000  # 2026-04-01T09:00:00Z
 def pin_times(vault: Path) -> None:
     """Give every file of the copy a modification time of its own, the same on every run
     and every machine (a checkout's times are the clone's): list_notes shows them. Each
-    is a minute of the week from PINNED_AT that its path's hash picks, as step 10's
-    scratch_vault.pin_times gives a reader's practice vault: the reader's answers and the
-    transcripts agree."""
+    is a minute of the week from PINNED_AT that its path's hash picks, as
+    scratch_vault.pin_times (step 4 on) gives a reader's practice vault: the reader's
+    answers and the transcripts agree."""
     for file in vault.rglob("*"):
         if file.is_file():
             digest = hashlib.sha256(file.relative_to(vault).as_posix().encode()).digest()

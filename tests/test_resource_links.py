@@ -1,27 +1,33 @@
-"""Step 10's tool answers carry resource_link blocks beside their text, over real HTTP on a
-copy of the sample vault: create_note links the note it made, search_vault each note it
-found, once, in order, daily_note the day's note; each link opens with resources/read.
-A session of a revision before 2025-06-18 gets the text alone; the stateless era gets
-the links."""
+"""Tool answers carry resource_link blocks beside their text (step 8 on), over real HTTP
+on a copy of the sample vault: create_note links the note it made, search_vault each
+note it found, once, in order, daily_note the day's note (where the step has that
+tool); each link opens with resources/read. A session of a revision before 2025-06-18
+gets the text alone; the stateless era gets the links. Each distinct copy of
+resource_links.py is run, and step 10."""
 import json
 import shutil
 
 import pytest
 
-from helpers import CLIENT_INFO, McpClient, rpc
+from helpers import CLIENT_INFO, McpClient, distinct_copies, rpc
 from launch import running_server
 from manifest import SAMPLE_VAULT, find_step
 
-STEP = find_step(10)
+STEPS = sorted(set(distinct_copies("resource_links.py", since=8)) | {10})
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": CLIENT_INFO}
 
 
+@pytest.fixture(scope="module", params=STEPS, ids=lambda number: f"step{number}")
+def step(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def url(tmp_path_factory):
+def url(tmp_path_factory, step):
     vault = tmp_path_factory.mktemp("links") / "vault"
     shutil.copytree(SAMPLE_VAULT, vault)
-    with running_server(STEP.server, "--vault", str(vault), timeout=30) as (url, _log):
+    with running_server(find_step(step).server, "--vault", str(vault), timeout=30) as (url, _log):
         yield url
 
 
@@ -68,6 +74,9 @@ def test_search_links_each_note_found_once_in_order(url):
 
 def test_daily_note_links_the_note_once_it_exists(url):
     client = session(url)
+    offered = client.send(client.session_id, rpc("tools/list"), {"MCP-Protocol-Version": client.version}).json()
+    if "daily_note" not in {tool["name"] for tool in offered["result"]["tools"]}:
+        pytest.skip("this step has no daily_note")
     assert links(call(client, "daily_note", date="2026-05-01")) == []
     assert [link["name"] for link in links(call(client, "daily_note", date="2026-05-01", append="x"))] == [
         "2026-05-01.md"]
@@ -75,6 +84,8 @@ def test_daily_note_links_the_note_once_it_exists(url):
 
 def test_a_session_before_2025_06_18_gets_the_text_alone(url):
     client = session(url, "2025-03-26")
+    result = call(client, "search_vault", query="sourdough starter feeding", mode="keyword", limit=5)
+    assert result["structuredContent"]["results"] and [block["type"] for block in result["content"]] == ["text"]
     result = call(client, "create_note", title="Old client note", content="x")
     assert [block["type"] for block in result["content"]] == ["text"]
     assert result["structuredContent"]["path"] == "Inbox/Old client note.md"

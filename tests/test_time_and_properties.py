@@ -1,19 +1,22 @@
-"""Step 10 answers questions about time and properties, over real HTTP on a temporary
-vault whose notes have modification times set with os.utime: list_notes sorted by
-modification or creation, filtered by time and by properties, a page at a time, with
-the deny list and Obsidian's excluded files kept out; refusals for what a model gets
-wrong (a date that is no date, a `where` that is no condition, a cursor of another sort)."""
+"""list_notes answers questions about time (step 4 on) and properties (step 5 on), over
+real HTTP on a temporary vault whose notes have modification times set with os.utime:
+sorted by modification or creation, filtered by time and by properties, a page at a
+time, with the deny list and Obsidian's excluded files kept out (step 10); refusals for
+what a model gets wrong (a date that is no date, a `where` that is no condition, a cursor
+of another sort). Each distinct copy of note_queries.py is run, and step 10, which wires
+in the deny list."""
 import datetime
 import json
 import os
 
 import pytest
 
-from helpers import tool_call, tool_data, tool_refusal, tool_session
+from helpers import distinct_copies, tool_call, tool_data, tool_refusal, tool_session
 from launch import running_server
 from manifest import find_step
 
-STEP = find_step(10)
+STEPS = sorted(set(distinct_copies("note_queries.py", since=4)) | {10})
+PROPERTIES_SINCE = 5  # where, and the created property
 UTC = datetime.timezone.utc
 
 
@@ -33,11 +36,14 @@ NOTES = {
     "Private/Secret.md": ("---\nstatus: draft\n---\n", "2026-04-06T14:00:00"),  # denied
     "Archive/Old.md": ("---\nstatus: draft\n---\n", "2026-04-07T15:00:00"),  # excluded by Obsidian
 }
-LISTED = sorted(path for path in NOTES if not path.startswith(("Private/", "Archive/")))
+DENIED = ("Private/", "Archive/")  # the deny list and Obsidian's excluded files: step 10
+LISTED = sorted(path for path in NOTES if not path.startswith(DENIED))
 
 
-def make_vault(folder):
+def make_vault(folder, step):
     for path, (text, modified) in NOTES.items():
+        if step < 10 and path.startswith(DENIED):
+            continue  # no deny list yet: the step would list them
         file = folder / path
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(text, encoding="utf-8")
@@ -47,15 +53,28 @@ def make_vault(folder):
     return folder
 
 
-@pytest.fixture(scope="module")
-def vault(tmp_path_factory):
-    return make_vault(tmp_path_factory.mktemp("time") / "vault")
+@pytest.fixture(scope="module", params=STEPS, ids=lambda number: f"step{number}")
+def step(request):
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def server(vault):
-    with running_server(STEP.server, "--vault", str(vault), "--exclude", "Private", timeout=30) as (url, _log):
-        yield tool_session(url, STEP.path)
+def vault(tmp_path_factory, step):
+    return make_vault(tmp_path_factory.mktemp("time") / "vault", step)
+
+
+@pytest.fixture(scope="module")
+def server(vault, step):
+    found = find_step(step)
+    deny = ["--exclude", "Private"] if step >= 10 else []
+    with running_server(found.server, "--vault", str(vault), *deny, timeout=30) as (url, _log):
+        yield tool_session(url, found.path)
+
+
+@pytest.fixture
+def properties(step):
+    if step < PROPERTIES_SINCE:
+        pytest.skip(f"step {step} reads no properties")
 
 
 def listed(server, **arguments) -> list[str]:
@@ -98,7 +117,7 @@ def test_a_date_without_a_zone_is_the_servers_local_time(server):
     assert "Done/Report.md" in listed(server, modifiedBefore="2026-04-06")
 
 
-def test_where_gives_exactly_the_notes_with_that_property(server):
+def test_where_gives_exactly_the_notes_with_that_property(server, properties):
     # Text ignores case (Status: Draft), a list property matches by one of its items.
     assert listed(server, where={"status": "draft"}) == ["Done/Plan.md", "Drafts/Essay.md", "Drafts/Poem.md"]
     assert listed(server, where={"tags": "draft"}) == ["Tagged.md"]
@@ -112,7 +131,9 @@ def test_where_gives_exactly_the_notes_with_that_property(server):
         "Drafts/Poem.md", "Drafts/Essay.md"]
 
 
-def test_denied_and_excluded_notes_stay_out_of_every_question(server):
+def test_denied_and_excluded_notes_stay_out_of_every_question(server, step):
+    if step < 10:
+        pytest.skip("the deny list and Obsidian's excluded files come with step 10")
     for arguments in ({"where": {"status": "draft"}}, {"sort": "modified"}, {"sort": "created"},
                       {"modifiedAfter": "2026-04-06T00:00:00Z"}):
         assert not {"Private/Secret.md", "Archive/Old.md"} & set(listed(server, **arguments)), arguments
@@ -129,7 +150,7 @@ def test_pages_sorted_by_modification_give_every_note_once_in_order(server):
     assert seen == sorted(LISTED, key=lambda path: NOTES[path][1], reverse=True)
 
 
-def test_created_is_the_birth_time_else_the_created_property_else_the_modification(server, vault):
+def test_created_is_the_birth_time_else_the_created_property_else_the_modification(server, vault, properties):
     entries = {entry["path"]: entry for entry in tool_data(server, "list_notes", sort="created", limit=200)["entries"]}
     if hasattr(os.stat(vault / "Home.md"), "st_birthtime"):
         pytest.skip("this file system records birth times, which come first")
@@ -149,7 +170,9 @@ def test_created_is_the_birth_time_else_the_created_property_else_the_modificati
     ({"where": {"status": ["draft", "done"]}}, "where.status: give one value, not a list"),
     ({"sort": "size"}, "sort: must be one of \"path\", \"modified\", \"created\""),
 ])
-def test_what_a_model_gets_wrong_is_refused_in_words_it_can_act_on(server, arguments, words):
+def test_what_a_model_gets_wrong_is_refused_in_words_it_can_act_on(server, step, arguments, words):
+    if step < PROPERTIES_SINCE and "where" in arguments:
+        words = '"where": unknown field'  # refused all the same, before the step reads properties
     if words is None:  # the edges of the calendar are dates like any other
         assert listed(server, **arguments) == LISTED
         return
@@ -164,7 +187,7 @@ def test_a_cursor_of_one_sort_is_refused_by_another(server):
     assert tool_call(server, "list_notes", sort="modified", limit=2, cursor=by_time)["isError"] is False
 
 
-def test_a_property_changed_since_the_last_question_counts(server, vault):
+def test_a_property_changed_since_the_last_question_counts(server, vault, properties):
     """The properties read for one question are kept for the next, while the note's stat
     stays the same: an edit changes it, and the note is read again."""
     assert "Home.md" not in listed(server, where={"status": "draft"})

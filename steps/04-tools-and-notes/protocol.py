@@ -10,6 +10,7 @@ import logging
 import time
 from dataclasses import dataclass
 
+from completion import complete_path
 from request_log import log_request
 from resources import TEMPLATE, list_resources, read_resource
 from tools import TOOLS, call_tool
@@ -28,7 +29,8 @@ META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.4.0"}
-CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}}
+CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False},
+                "completions": {}}
 INSTRUCTIONS = (
     "This server reads the user's Obsidian vault, a folder of Markdown notes. "
     "list_notes gives the notes' paths; get_note reads one."
@@ -256,6 +258,7 @@ class Server:
             "resources/list": self.list_resources,
             "resources/templates/list": self.list_templates,
             "resources/read": self.read_resource,
+            "completion/complete": self.complete,
         }
 
     def list_tools(self, params: dict) -> dict:
@@ -294,6 +297,24 @@ class Server:
         except VaultError as error:  # outside the vault, too large, not a note
             raise ProtocolError(INVALID_PARAMS, str(error), {"uri": uri}) from None
     # endregion resource-methods
+
+    # region complete
+    def complete(self, params: dict) -> dict:
+        """completion/complete: paths for the one argument this server completes, the path
+        of the note template; anything else is refused, saying what can be completed."""
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, dict) or ref.get("type") not in ("ref/resource", "ref/prompt"):
+            raise ProtocolError(INVALID_PARAMS, 'completion/complete needs params.ref, {"type": "ref/resource", '
+                                                f'"uri": "{TEMPLATE["uriTemplate"]}"}}')
+        if ref["type"] == "ref/prompt" or ref.get("uri") != TEMPLATE["uriTemplate"]:
+            raise ProtocolError(INVALID_PARAMS, f"Only the path of {TEMPLATE['uriTemplate']} can be completed here")
+        if not isinstance(argument, dict) or argument.get("name") != "path":
+            raise ProtocolError(INVALID_PARAMS, 'params.argument must be {"name": "path", "value": ...}')
+        value = argument.get("value")
+        if not isinstance(value, str) or len(value) > 1024:
+            raise ProtocolError(INVALID_PARAMS, "params.argument.value must be a string of at most 1024 characters")
+        return complete_path(self.vault, value)
+    # endregion complete
 
 
 # region meta

@@ -12,8 +12,10 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
+import long_notes
+import note_queries
 from schema import check_schema, defaults, validate
-from vault import Vault, VaultError, page
+from vault import Vault, VaultError
 
 log = logging.getLogger("tools")
 
@@ -73,29 +75,33 @@ def error_result(text: str) -> dict:
 
 
 def list_notes(vault: Vault, arguments: dict) -> dict:
-    folder = arguments.get("folder")
-    names, next_cursor = page(vault.list_notes(folder), arguments.get("cursor"), arguments["limit"])
-    result = {"notes": names}
-    if next_cursor:
-        result["nextCursor"] = next_cursor
-    return result
+    return note_queries.list_notes(vault, arguments)  # sorted, filtered by time
 
 
 LIST_NOTES = Tool(
     name="list_notes",
     title="List notes",
     description=(
-        "List the notes (Markdown files) of the user's Obsidian vault, as paths relative to the "
-        "vault, sorted by name, one page at a time. Give `folder` to list only the notes under "
-        "that folder. When the result has `nextCursor`, pass it as `cursor` to get the next page. "
+        "List the notes (Markdown files) of the user's Obsidian vault, one page at a time: `notes` "
+        "gives their paths, `entries` each one's path, title and `modified` time (ISO 8601, UTC). "
+        "Give `folder` to list only the notes under that folder. `sort`: \"path\" (default), "
+        "\"modified\" (the note changed last first) or \"created\" (newest first). "
+        "`modifiedAfter` / `modifiedBefore` (ISO 8601, e.g. \"2026-04-05\"; without a zone, the "
+        "server's local time) keep the notes changed in that time. When the result has "
+        "`nextCursor`, pass it as `cursor`, with the same arguments, to get the next page. "
         "Read a note with get_note."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "folder": {"type": "string", "description": 'A folder of the vault, e.g. "Bread"; omit for all.'},
+            "sort": {"type": "string", "enum": list(note_queries.SORTS), "default": "path"},
+            "modifiedAfter": {"type": "string", "maxLength": 64,
+                              "description": 'Only notes changed at or after this, e.g. "2026-04-05".'},
+            "modifiedBefore": {"type": "string", "maxLength": 64,
+                               "description": 'Only notes changed before this, e.g. "2026-04-12T18:00:00Z".'},
             "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50,
-                      "description": "Paths per page."},
+                      "description": "Notes per page."},
             "cursor": {"type": "string", "description": "nextCursor from the previous page."},
         },
         "additionalProperties": False,
@@ -104,9 +110,15 @@ LIST_NOTES = Tool(
         "type": "object",
         "properties": {
             "notes": {"type": "array", "items": {"type": "string"}},
+            "entries": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"},
+                "title": {"type": "string"},
+                "modified": {"type": "string", "description": "ISO 8601, UTC"},
+                "created": {"type": "string", "description": "only when sorted by creation"}},
+                "required": ["path", "title", "modified"]}},
             "nextCursor": {"type": "string"},
         },
-        "required": ["notes"],
+        "required": ["notes", "entries"],
     },
     run=list_notes,
     annotations=READ_ONLY,
@@ -116,7 +128,9 @@ LIST_NOTES = Tool(
 # region get-note
 def get_note(vault: Vault, arguments: dict) -> dict:
     path, text = vault.read_note(arguments["path"])
-    return {"path": path, "text": text}
+    result = {"path": path, "text": text}
+    long_notes.read_in_parts(result, arguments["maxChars"], arguments["offset"])  # a part a client keeps
+    return result
 
 
 GET_NOTE = Tool(
@@ -125,13 +139,20 @@ GET_NOTE = Tool(
     description=(
         "Read one note of the user's Obsidian vault: its Markdown text. `path` is relative to "
         'the vault, e.g. "Bread/Focaccia.md" (".md" may be left out), as list_notes gives it. '
-        "A path that leaves the vault is refused."
+        "A long text comes in parts of at most `maxChars` characters: then `truncated` is true, "
+        "and passing `nextOffset` as `offset` gives the next part. A path that leaves the vault "
+        "is refused."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 1024,
                      "description": 'The note\'s path in the vault, e.g. "Bread/Focaccia.md".'},
+            "maxChars": {"type": "integer", "minimum": 100, "maximum": 1_000_000,
+                         "default": long_notes.DEFAULT_MAX_CHARS,
+                         "description": "The most characters of text to answer."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "Where the part starts: 0, or nextOffset from the part before."},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -141,6 +162,9 @@ GET_NOTE = Tool(
         "properties": {
             "path": {"type": "string"},
             "text": {"type": "string"},
+            "truncated": {"type": "boolean", "description": "true when more text follows this part"},
+            "nextOffset": {"type": "integer", "description": "the offset of the next part"},
+            "totalChars": {"type": "integer", "description": "the length of the whole text, when read in parts"},
         },
         "required": ["path", "text"],
     },

@@ -16,8 +16,10 @@ from typing import Callable
 from markdown import Link
 from notes import parse_note
 from resources import title_of
+import long_notes
+import note_queries
 from schema import check_schema, defaults, validate
-from vault import Vault, VaultError, page, shown
+from vault import Vault, VaultError, shown
 
 log = logging.getLogger("tools")
 
@@ -77,29 +79,36 @@ def error_result(text: str) -> dict:
 
 
 def list_notes(vault: Vault, arguments: dict) -> dict:
-    folder = arguments.get("folder")
-    names, next_cursor = page(vault.list_notes(folder), arguments.get("cursor"), arguments["limit"])
-    result = {"notes": names}
-    if next_cursor:
-        result["nextCursor"] = next_cursor
-    return result
+    return note_queries.list_notes(vault, arguments)  # sorted, filtered by time and properties
 
 
 LIST_NOTES = Tool(
     name="list_notes",
     title="List notes",
     description=(
-        "List the notes (Markdown files) of the user's Obsidian vault, as paths relative to the "
-        "vault, sorted by name, one page at a time. Give `folder` to list only the notes under "
-        "that folder. When the result has `nextCursor`, pass it as `cursor` to get the next page. "
-        "Read a note with get_note."
+        "List the notes (Markdown files) of the user's Obsidian vault, one page at a time: `notes` "
+        "gives their paths, `entries` each one's path, title and `modified` time (ISO 8601, UTC). "
+        "Give `folder` to list only the notes under that folder. `sort`: \"path\" (default), "
+        "\"modified\" (the note changed last first) or \"created\" (newest first). "
+        "`modifiedAfter` / `modifiedBefore` (ISO 8601, e.g. \"2026-04-05\"; without a zone, the "
+        "server's local time) keep the notes changed in that time. `where` keeps the notes whose "
+        'properties match: {"status": "draft"} (text ignores case; a list property matches when '
+        'one of its items does), {"due": {"exists": true}}. When the result has `nextCursor`, pass '
+        "it as `cursor`, with the same arguments, to get the next page. Read a note with get_note."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "folder": {"type": "string", "description": 'A folder of the vault, e.g. "Bread"; omit for all.'},
+            "sort": {"type": "string", "enum": list(note_queries.SORTS), "default": "path"},
+            "modifiedAfter": {"type": "string", "maxLength": 64,
+                              "description": 'Only notes changed at or after this, e.g. "2026-04-05".'},
+            "modifiedBefore": {"type": "string", "maxLength": 64,
+                               "description": 'Only notes changed before this, e.g. "2026-04-12T18:00:00Z".'},
+            "where": {"type": "object", "description": 'Properties to match, e.g. {"status": "draft"} or '
+                                                       '{"status": {"exists": true}}; all must match.'},
             "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50,
-                      "description": "Paths per page."},
+                      "description": "Notes per page."},
             "cursor": {"type": "string", "description": "nextCursor from the previous page."},
         },
         "additionalProperties": False,
@@ -108,9 +117,15 @@ LIST_NOTES = Tool(
         "type": "object",
         "properties": {
             "notes": {"type": "array", "items": {"type": "string"}},
+            "entries": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"},
+                "title": {"type": "string"},
+                "modified": {"type": "string", "description": "ISO 8601, UTC"},
+                "created": {"type": "string", "description": "only when sorted by creation"}},
+                "required": ["path", "title", "modified"]}},
             "nextCursor": {"type": "string"},
         },
-        "required": ["notes"],
+        "required": ["notes", "entries"],
     },
     run=list_notes,
     annotations=READ_ONLY,
@@ -141,6 +156,7 @@ def get_note(vault: Vault, arguments: dict) -> dict:
         if section is None:
             raise VaultError(no_such_part(path, note, heading))
         result["heading"], result["text"] = heading, section
+    long_notes.read_in_parts(result, arguments["maxChars"], arguments["offset"])  # a part a client keeps
     return result
 # endregion get-note-answer
 
@@ -199,8 +215,10 @@ GET_NOTE = Tool(
         'properties. `path` is relative to the vault, e.g. "Bread/Focaccia.md" (".md" may be left '
         'out), as list_notes gives it. Give `heading` (e.g. "Shaping", or "Day 2#Timing" for a '
         "heading under another) to get only that section's text, or a block's id as `blocks` "
-        'lists it, after "^" (e.g. "^peak-signs"), to get only that block. A path that leaves the '
-        "vault is refused."
+        'lists it, after "^" (e.g. "^peak-signs"), to get only that block. A long text comes in '
+        "parts of at most `maxChars` characters: then `truncated` is true, and passing `nextOffset` "
+        "as `offset` gives the next part (or read one section by its `heading`, from the outline). "
+        "A path that leaves the vault is refused."
     ),
     input_schema={
         "type": "object",
@@ -210,6 +228,11 @@ GET_NOTE = Tool(
             "heading": {"type": "string", "minLength": 1, "maxLength": 1024,
                         "description": 'Only the section under this heading, as the outline shows it, '
                                        'or only the block "^id", as blocks lists it.'},
+            "maxChars": {"type": "integer", "minimum": 100, "maximum": 1_000_000,
+                         "default": long_notes.DEFAULT_MAX_CHARS,
+                         "description": "The most characters of text to answer."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "Where the part starts: 0, or nextOffset from the part before."},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -230,6 +253,9 @@ GET_NOTE = Tool(
                        "items": {"type": "object", "properties": {"id": {"type": "string"}, "line": {"type": "integer"}}}},
             "heading": {"type": "string"},
             "text": {"type": "string"},
+            "truncated": {"type": "boolean", "description": "true when more text follows this part"},
+            "nextOffset": {"type": "integer", "description": "the offset of the next part"},
+            "totalChars": {"type": "integer", "description": "the length of the whole text, when read in parts"},
         },
         "required": ["path", "title", "frontmatter", "tags", "aliases", "links", "outline", "blocks", "text"],
     },

@@ -9,6 +9,7 @@ git ignores steps/scratch/; make reset-vault throws every copy away. make step-N
 demo-N, a client that starts the server, a server started by hand, and the reader's
 copy of the step (make try-N) all come here.
 """
+import hashlib
 import os
 import shutil
 import tempfile
@@ -43,9 +44,25 @@ def copy_whole(sample: Path, copy: Path) -> None:
     temporary = Path(tempfile.mkdtemp(prefix=".sample-vault-", dir=copy.parent))
     try:
         shutil.copytree(sample, temporary, dirs_exist_ok=True)
+        pin_times(temporary)
         os.rename(temporary, copy)  # refused when another server's copy got there first
     except OSError:
         if not copy.is_dir():
             raise
     finally:
         shutil.rmtree(temporary, ignore_errors=True)
+
+
+PINNED_AT = 1_775_034_000  # 2026-04-01T09:00:00Z
+
+
+def pin_times(vault: Path) -> None:
+    """Give every file of a fresh copy a modification time of its own, the same on every
+    machine (a clone's times are the day it was cloned): list_notes shows them, and the
+    chapter's transcripts show these. Each is a minute of the week from PINNED_AT that
+    its path's hash picks; steps/check.py gives its copies the same."""
+    for file in vault.rglob("*"):
+        if file.is_file():
+            digest = hashlib.sha256(file.relative_to(vault).as_posix().encode()).digest()
+            moment = PINNED_AT + 60 * (int.from_bytes(digest[:4], "big") % (7 * 24 * 60))
+            os.utime(file, (moment, moment))

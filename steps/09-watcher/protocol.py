@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from functools import partial
 
+from completion import complete_path
+import resource_links
 from request_log import log_request
 from resources import TEMPLATE, list_resources, read_resource
 from subscriptions import META_SUBSCRIPTION_ID, Hub, Listener
@@ -37,7 +39,8 @@ SERVER_INFO = {"name": "vault-mcp", "title": "Obsidian vault", "version": "0.9.0
 # region capabilities
 # The tools never change while the server runs; the notes do, and the watcher
 # sees it: a client may subscribe to a note, and hears when notes come or go.
-CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": True}}
+CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": True, "listChanged": True},
+                "completions": {}}
 # endregion capabilities
 INSTRUCTIONS = (
     "This server reads the user's Obsidian vault, a folder of Markdown notes. "
@@ -250,6 +253,8 @@ class Server:
             raise ProtocolError(
                 INVALID_REQUEST, f"{method} before the handshake: send initialize, then notifications/initialized"
             )
+        if method == "tools/call":  # resource links only for a revision that has them
+            return resource_links.for_version(session.protocol_version, handler(params))
         return handler(params)
 
     # region subscribe
@@ -388,6 +393,7 @@ class Server:
             "resources/list": self.list_resources,
             "resources/templates/list": self.list_templates,
             "resources/read": self.read_resource,
+            "completion/complete": self.complete,
         }
 
     def list_tools(self, params: dict) -> dict:
@@ -427,6 +433,24 @@ class Server:
         except VaultError as error:  # outside the vault, too large, not a note
             raise ProtocolError(INVALID_PARAMS, str(error), {"uri": uri}) from None
     # endregion resource-methods
+
+    # region complete
+    def complete(self, params: dict) -> dict:
+        """completion/complete: paths for the one argument this server completes, the path
+        of the note template; anything else is refused, saying what can be completed."""
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, dict) or ref.get("type") not in ("ref/resource", "ref/prompt"):
+            raise ProtocolError(INVALID_PARAMS, 'completion/complete needs params.ref, {"type": "ref/resource", '
+                                                f'"uri": "{TEMPLATE["uriTemplate"]}"}}')
+        if ref["type"] == "ref/prompt" or ref.get("uri") != TEMPLATE["uriTemplate"]:
+            raise ProtocolError(INVALID_PARAMS, f"Only the path of {TEMPLATE['uriTemplate']} can be completed here")
+        if not isinstance(argument, dict) or argument.get("name") != "path":
+            raise ProtocolError(INVALID_PARAMS, 'params.argument must be {"name": "path", "value": ...}')
+        value = argument.get("value")
+        if not isinstance(value, str) or len(value) > 1024:
+            raise ProtocolError(INVALID_PARAMS, "params.argument.value must be a string of at most 1024 characters")
+        return complete_path(self.vault, value)
+    # endregion complete
 
 
 # region meta

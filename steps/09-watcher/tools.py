@@ -20,13 +20,16 @@ from schema import check_schema, defaults, validate
 from embeds import Embeds, part_name, waiting_embeds
 import daily_notes
 import inbox
+import long_notes
 import note_moves
+import note_queries
 import related
+import resource_links
 from edits import OPERATIONS, EditError, edit_text
 from properties import set_properties as set_in_text
 from journal import Change, Entry, Journal, move_to_trash, undo
 from note_writes import change_note, check_version, note_lock, version_of
-from vault import NoteNotFound, Vault, VaultError, note_text, page, path_to_uri, shown
+from vault import NoteNotFound, Vault, VaultError, note_text, path_to_uri, shown
 from write_policy import WritePolicy
 from vault_index import NotReady, VaultIndex
 
@@ -92,7 +95,8 @@ def call_tool(tool: Tool, arguments, context: Context) -> dict:
     # The same data twice: structured for clients that read the output schema, and
     # as JSON text for those that only show text to the model.
     text = json.dumps(data, ensure_ascii=False, indent=2)
-    return {"content": [{"type": "text", "text": text}], "structuredContent": data, "isError": False}
+    content = [{"type": "text", "text": text}] + resource_links.link_blocks(tool.name, data)  # notes to open
+    return {"content": content, "structuredContent": data, "isError": False}
 
 
 def error_result(text: str) -> dict:
@@ -101,29 +105,36 @@ def error_result(text: str) -> dict:
 
 
 def list_notes(context: Context, arguments: dict) -> dict:
-    folder = arguments.get("folder")
-    names, next_cursor = page(context.vault.list_notes(folder), arguments.get("cursor"), arguments["limit"])
-    result = {"notes": names}
-    if next_cursor:
-        result["nextCursor"] = next_cursor
-    return result
+    return note_queries.list_notes(context.vault, arguments)  # sorted, filtered by time and properties
 
 
 LIST_NOTES = Tool(
     name="list_notes",
     title="List notes",
     description=(
-        "List the notes (Markdown files) of the user's Obsidian vault, as paths relative to the "
-        "vault, sorted by name, one page at a time. Give `folder` to list only the notes under "
-        "that folder. When the result has `nextCursor`, pass it as `cursor` to get the next page. "
-        "Read a note with get_note."
+        "List the notes (Markdown files) of the user's Obsidian vault, one page at a time: `notes` "
+        "gives their paths, `entries` each one's path, title and `modified` time (ISO 8601, UTC). "
+        "Give `folder` to list only the notes under that folder. `sort`: \"path\" (default), "
+        "\"modified\" (the note changed last first) or \"created\" (newest first). "
+        "`modifiedAfter` / `modifiedBefore` (ISO 8601, e.g. \"2026-04-05\"; without a zone, the "
+        "server's local time) keep the notes changed in that time. `where` keeps the notes whose "
+        'properties match: {"status": "draft"} (text ignores case; a list property matches when '
+        'one of its items does), {"due": {"exists": true}}. When the result has `nextCursor`, pass '
+        "it as `cursor`, with the same arguments, to get the next page. Read a note with get_note."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "folder": {"type": "string", "description": 'A folder of the vault, e.g. "Bread"; omit for all.'},
+            "sort": {"type": "string", "enum": list(note_queries.SORTS), "default": "path"},
+            "modifiedAfter": {"type": "string", "maxLength": 64,
+                              "description": 'Only notes changed at or after this, e.g. "2026-04-05".'},
+            "modifiedBefore": {"type": "string", "maxLength": 64,
+                               "description": 'Only notes changed before this, e.g. "2026-04-12T18:00:00Z".'},
+            "where": {"type": "object", "description": 'Properties to match, e.g. {"status": "draft"} or '
+                                                       '{"status": {"exists": true}}; all must match.'},
             "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50,
-                      "description": "Paths per page."},
+                      "description": "Notes per page."},
             "cursor": {"type": "string", "description": "nextCursor from the previous page."},
         },
         "additionalProperties": False,
@@ -132,9 +143,15 @@ LIST_NOTES = Tool(
         "type": "object",
         "properties": {
             "notes": {"type": "array", "items": {"type": "string"}},
+            "entries": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"},
+                "title": {"type": "string"},
+                "modified": {"type": "string", "description": "ISO 8601, UTC"},
+                "created": {"type": "string", "description": "only when sorted by creation"}},
+                "required": ["path", "title", "modified"]}},
             "nextCursor": {"type": "string"},
         },
-        "required": ["notes"],
+        "required": ["notes", "entries"],
     },
     run=list_notes,
     annotations=READ_ONLY,
@@ -169,6 +186,7 @@ def get_note(context: Context, arguments: dict) -> dict:
         result["heading"], result["text"] = heading, section
     if arguments["embeds"] and any(link.embed for link in note.links):  # else no graph is needed
         quote_embeds(context, result, heading, len(text.encode("utf-8")))
+    long_notes.read_in_parts(result, arguments["maxChars"], arguments["offset"])  # a part a client keeps
     return result
 
 
@@ -272,7 +290,10 @@ GET_NOTE = Tool(
         'text, or a block\'s id as `blocks` lists it, after "^" (e.g. "^peak-signs"), to get only '
         "that block. Notes the text embeds (![[Note]], ![[Note#Heading]]) are quoted in place, "
         "each naming its source; `embedsNotShown` lists those left as links, and why. `version` "
-        "names the note's bytes as read: pass it to an edit. A path that leaves the vault is refused."
+        "names the note's bytes as read: pass it to an edit. A long text comes in parts of at most "
+        "`maxChars` characters: then `truncated` is true, and passing `nextOffset` as `offset` gives "
+        "the next part (or read one section by its `heading`, from the outline). A path that leaves "
+        "the vault is refused."
     ),
     input_schema={
         "type": "object",
@@ -285,6 +306,11 @@ GET_NOTE = Tool(
                                        'or only the block "^id", as blocks lists it.'},
             "embeds": {"type": "boolean", "default": True,
                        "description": "false: the text as written, each ![[embed]] left as a link."},
+            "maxChars": {"type": "integer", "minimum": 100, "maximum": 1_000_000,
+                         "default": long_notes.DEFAULT_MAX_CHARS,
+                         "description": "The most characters of text to answer."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0,
+                       "description": "Where the part starts: 0, or nextOffset from the part before."},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -310,6 +336,9 @@ GET_NOTE = Tool(
                        "items": {"type": "object", "properties": {"id": {"type": "string"}, "line": {"type": "integer"}}}},
             "heading": {"type": "string"},
             "text": {"type": "string", "description": "embedded notes quoted in place, unless embeds is false"},
+            "truncated": {"type": "boolean", "description": "true when more text follows this part"},
+            "nextOffset": {"type": "integer", "description": "the offset of the next part"},
+            "totalChars": {"type": "integer", "description": "the length of the whole text, when read in parts"},
             "embedsNotShown": {"type": "array", "description": "embeds left as written, and why",
                                "items": {"type": "object", "properties": {
                                    "embed": {"type": "string"}, "in": {"type": "string"}, "reason": {"type": "string"}},

@@ -8,8 +8,8 @@ order ("brfoc"), the closest first.
 
 Decisions:
 - Case and Unicode spelling are ignored, as Obsidian's quick switcher ignores them.
-- The notes offered are those list_notes and resources/list show: never a denied
-  one (the deny list), nor one Obsidian's excluded files leave out.
+- The notes offered are those vault.list_notes gives, as list_notes and resources/list
+  show them: whatever the vault keeps out of its listing is never offered.
 - At most MAX_VALUES paths, as the specification allows; `total` says how many
   matched and `hasMore` whether some were left out.
 """
