@@ -245,9 +245,9 @@ def test_a_change_seen_while_the_index_loads_waits_for_it_and_is_not_lost(step, 
     index_class, loading = modules["vault_index"].ChunkIndex, threading.Event()
     real_load = index_class.load
 
-    def slow_load(cls, *args):
+    def slow_load(cls, *args, **kwargs):
         loading.wait(TIMEOUT)  # a large index takes a while to load
-        return real_load(*args)
+        return real_load(*args, **kwargs)
 
     monkeypatch.setattr(index_class, "load", classmethod(slow_load))
     index = modules["vault_index"].VaultIndex(modules["Vault"](tmp_path / "vault"), WordEmbedder(), tmp_path / "index")

@@ -1,4 +1,5 @@
 """A tool `index_status`: how many notes and chunks the index holds, which embedder made it, and where it lives."""
+import time
 from pathlib import Path
 
 from probe import expect, ok, shown
@@ -13,6 +14,14 @@ def structured(server, name: str, arguments: dict) -> dict:
     return result.get("structuredContent", {})
 
 
+def wait_for_the_first_build(server, seconds: float = 60) -> None:
+    """Ask as a model would until search answers from the whole index: during the first
+    build it answers from the notes done so far, and says how many (`indexed`)."""
+    deadline = time.monotonic() + seconds
+    while "indexed" in structured(server, "search_vault", {"query": "salt"}) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
 def check(server):
     server.handshake()
     tools = {tool.get("name"): tool for tool in server.result("tools/list")["tools"]}
@@ -24,7 +33,7 @@ def check(server):
            f"index_status's outputSchema should name {', '.join(FIELDS)}; it names {shown(sorted(declared))}")
     ok("tools/list offers index_status, with notes, chunks, embedder and folder in its output schema")
 
-    structured(server, "search_vault", {"query": "salt"})  # waits for the first build, as a model's search would
+    wait_for_the_first_build(server)
     status = structured(server, "index_status", {})
     notes = structured(server, "list_notes", {"limit": 200}).get("notes", [])
     expect(status.get("notes") == len(notes),
