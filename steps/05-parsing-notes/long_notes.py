@@ -4,8 +4,8 @@ A note may be a megabyte; a client cuts a tool's answer long before that (Claude
 keeps about 25,000 tokens), and what it cuts the model never sees, nor knows it missed.
 So get_note answers at most maxChars characters of the text, from `offset`, and when
 more follows it says so: `truncated: true`, `nextOffset` where the next part starts,
-`totalChars`. The outline comes with every part, so the model may read on, or ask for
-one section by its heading instead.
+`totalChars`. From step 5 on, the outline comes with every part, so the model may read
+on, or ask for one section by its heading instead.
 
 Decisions:
 - Characters are Unicode code points, as Python counts them: an emoji outside the

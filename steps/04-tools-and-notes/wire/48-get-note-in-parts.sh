@@ -11,7 +11,7 @@ post 'Content-Type: application/json' 'Accept: application/json, text/event-stre
 JSON
 
 post 'Content-Type: application/json' 'Accept: application/json, text/event-stream' "Mcp-Session-Id: $SESSION" 'MCP-Protocol-Version: 2025-11-25' <<'JSON'
-{"jsonrpc": "2.0", "id": 85, "method": "tools/call", "params": {"name": "get_note", "arguments": {"path": "Ferments/Koji", "maxChars": 600, "offset": 595}}}
+{"jsonrpc": "2.0", "id": 85, "method": "tools/call", "params": {"name": "get_note", "arguments": {"path": "Ferments/Koji", "maxChars": 600, "offset": 578}}}
 JSON
 
 post 'Content-Type: application/json' 'Accept: application/json, text/event-stream' "Mcp-Session-Id: $SESSION" 'MCP-Protocol-Version: 2025-11-25' <<'JSON'
