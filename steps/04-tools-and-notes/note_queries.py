@@ -12,8 +12,8 @@ Decisions:
   person asking about "since Monday" means it.
 - modifiedAfter keeps what changed at or after it, modifiedBefore what changed before
   it, so two calls that share a boundary never both list a note.
-- "created" is the file's birth time where the platform records one (macOS, Windows,
-  BSD), else the modification time: the best answer each system can give, never a
+- "created" is the file's birth time where Python can see one (macOS, BSD; Windows from
+  Python 3.12), else the modification time: the best answer each system can give, never a
   missing one.
 - A cursor names the last entry of the page before, as vault.page does: for the time
   sorts, its time and its path, so a note added between two calls shifts nothing. A

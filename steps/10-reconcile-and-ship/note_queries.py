@@ -13,8 +13,8 @@ Decisions:
   person asking about "since Monday" means it.
 - modifiedAfter keeps what changed at or after it, modifiedBefore what changed before
   it, so two calls that share a boundary never both list a note.
-- "created" is the file's birth time where the platform records one (macOS, Windows,
-  BSD), else the note's `created` property (create_note writes one), else the
+- "created" is the file's birth time where Python can see one (macOS, BSD; Windows from
+  Python 3.12), else the note's `created` property (create_note writes one), else the
   modification time: the best answer each system can give, never a missing one.
 - `where` compares property values as JSON does, except that text ignores case, as
   Obsidian's search does; a list property matches when one of its items does. Property
