@@ -377,14 +377,15 @@ def test_a_stored_note_without_chunks_or_outside_the_vault_is_dropped_before_rec
     index_dir = index_folder(index_dir)  # the folder of the embedder's index
     with step_modules(find_step(STEP).path):
         from embeddings import make_embedder
-        from index import encode_note, note_file_name, write_json_atomically
+        from index import encode_note, note_file_name, write_note_file
         from vault import Vault
         from vault_index import VaultIndex
 
-        links = {"aliases": [], "tags": ["hushhush"], "links": [["Home", "", "", False, 1, False, "", "[[Home]]"]]}
+        links = {"aliases": [], "tags": ["hushhush"], "links": [["Home", "", "", False, 1, False, ""]],
+                 "contexts": ["[[Home]]"]}
         [notes] = index_dir.glob("notes-*")  # the folder of the one generation stored
         for path in ["../outside.md", ".trash/old.md", "/etc/x.md"]:
-            write_json_atomically(notes / note_file_name(path), encode_note(path, [], [], {"links": links}))
+            write_note_file(notes / note_file_name(path), encode_note(path, [], [], {"links": links}))
         embedder, _line = make_embedder("hash")
         stored = VaultIndex(Vault(vault, deny=["private", "journal"]), embedder, index_dir)
         index, graph = stored.load_stored()

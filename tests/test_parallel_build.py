@@ -144,7 +144,7 @@ def test_the_workers_write_the_index_one_process_writes(step, tmp_path, vault):
 
     assert len(by_workers) == len(in_one_process) > NOTES // 2
     if step.number == 10:  # each note's stamp and links come back from the workers with its chunks
-        metas = [json.loads(data)["meta"] for name, data in by_workers.items() if name != "folders"]
+        metas = [json.loads(data.partition(b"\n")[0])["meta"] for name, data in by_workers.items() if name != "folders"]
         assert all("size" in meta and meta["links"]["links"] is not None for meta in metas)
         assert sum(len(meta["links"]["links"]) for meta in metas) > NOTES
     assert {name: data for name, data in by_workers.items() if name != "folders"} == \

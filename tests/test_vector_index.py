@@ -11,7 +11,6 @@ import json
 import math
 import os
 import random
-import re
 import threading
 from pathlib import Path
 
@@ -264,13 +263,43 @@ def test_a_rebuild_replaces_the_old_generation(tmp_path):
     assert len(ChunkIndex.load(tmp_path / "index", "test-hashing", 64)) == 2
 
 
+# Where a chunk's fields are in step 10's note file: a chunk is a list, and what a note's
+# chunks share is stored once, in "note".
+AT_POSITION = {"id": 0, "heading_path": 1, "vector": 2, "step": 3}
+
+
 def first_chunk_with(**fields):
-    """A damage: the note file's first chunk with these fields set."""
+    """A damage: the note file's first chunk with these fields set; a field given as a
+    function is set to what it makes of the field's value. Step 10's file has two lines,
+    and the texts in the second: a text set there no longer matches its checksum."""
 
     def damage(text: str) -> str:
-        data = json.loads(text)
-        data["chunks"][0].update(fields)
-        return json.dumps(data)
+        first, newline, rest = text.partition("\n")
+        data = json.loads(first)
+        for name, value in fields.items():
+            if name == "text" and rest:
+                texts = json.loads(rest)
+                texts["texts"][0] = value
+                rest = json.dumps(texts)
+                continue
+            holder, key = data["chunks"][0], name
+            if "note" in data:
+                holder, key = (data["note"], name) if name not in AT_POSITION else (holder, AT_POSITION[name])
+            holder[key] = value(holder[key]) if callable(value) else value
+        return json.dumps(data) + newline + rest
+
+    return damage
+
+
+def first_chunk_without(name: str):
+    """A damage: the note file's first chunk with a field missing."""
+
+    def damage(text: str) -> str:
+        first, newline, rest = text.partition("\n")
+        data = json.loads(first)
+        chunk = data["chunks"][0]
+        del chunk[AT_POSITION[name] if isinstance(chunk, list) else name]
+        return json.dumps(data) + newline + rest
 
     return damage
 
@@ -279,19 +308,19 @@ def first_chunk_with(**fields):
     "damage, complaint",
     [
         (lambda text: text[: len(text) // 2], "damaged"),  # cut short: bad JSON
-        (lambda text: text.replace('"vector":"', '"vector":"AAAA', 1), "expected 64"),  # one number too many
-        (lambda text: text.replace('"vector":"', '"vector":"!', 1), "damaged"),  # not base64
-        (lambda text: text.replace('"heading_path"', '"headings"', 1), "damaged"),  # a field missing
+        (first_chunk_with(vector=lambda vector: "AAAA" + vector), "expected 64"),  # one number too many
+        (first_chunk_with(vector=lambda vector: "!" + vector), "damaged"),  # not base64
+        (first_chunk_without("heading_path"), "damaged"),
         (lambda text: "[" * 100_000, "damaged"),  # nested too deep for the JSON parser: RecursionError
         (first_chunk_with(folder=0), "folder is int, not text"),  # each would fail searches, not the load
         (first_chunk_with(id=7), "id is int, not text"),
-        (first_chunk_with(text=None), "text is NoneType, not text"),
+        (first_chunk_with(text=None), "text is NoneType, not text|second line is not the one written"),
         (first_chunk_with(tags=[1]), "tags is not a list of texts"),
         (first_chunk_with(heading_path="Glossary"), "heading_path is not a list of texts"),
         (first_chunk_with(step=0.5), "step is 0.5"),  # no vector of length 1 has so coarse a step
-        (lambda text: re.sub('"step":[^,}]+', '"step":NaN', text, count=1), "step is nan"),  # JSON allows NaN
-        (lambda text: re.sub('"step":[^,}]+', '"step":-0.01', text, count=1), "step is -0.01"),
-        (lambda text: re.sub('"step":[^,}]+', '"step":"0.01"', text, count=1), "step is '0.01'"),
+        (first_chunk_with(step=math.nan), "step is nan"),  # JSON allows NaN, and json.dumps writes it
+        (first_chunk_with(step=-0.01), "step is -0.01"),
+        (first_chunk_with(step="0.01"), "step is '0.01'"),
     ],
     ids=["truncated-json", "wrong-dimension", "bad-base64", "missing-field", "deep-json", "int-folder", "int-id",
          "null-text", "int-tag", "text-heading-path", "large-step", "nan-step", "negative-step", "text-step"],
@@ -355,10 +384,8 @@ def test_the_cycle_collector_is_paused_during_a_load_and_resumed_after_it(tmp_pa
 def test_a_truncated_vector_is_detected(tmp_path):
     index = build(tmp_path)
     file = note_file(index, "Glossary.md")
-    data = json.loads(file.read_text(encoding="utf-8"))
-    vector = base64.b64decode(data["chunks"][0]["vector"])
-    data["chunks"][0]["vector"] = base64.b64encode(vector[:-2]).decode()  # the last two numbers lost
-    file.write_text(json.dumps(data), encoding="utf-8")
+    cut = first_chunk_with(vector=lambda vector: base64.b64encode(base64.b64decode(vector)[:-2]).decode())
+    file.write_text(cut(file.read_text(encoding="utf-8")), encoding="utf-8")  # the last two numbers lost
     with pytest.raises(IndexCorrupt, match="62 numbers, expected 64"):
         ChunkIndex.load(tmp_path / "index", "test-hashing", 64)
 

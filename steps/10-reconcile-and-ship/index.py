@@ -8,7 +8,8 @@ On disk, in a folder of the user's cache (default_index_dir), never in the vault
         <sha256 of the note path>.json    one file per note: its chunks and vectors,
                                           and the meta its writer gave (reconcile.py
                                           keeps the note's size and time there, and
-                                          its links)
+                                          its links); in a second line, the texts and
+                                          the links' context lines (encode_note)
         keywords.postings         the keyword postings, for the next load
                                   (stored_keywords.py)
 
@@ -58,6 +59,7 @@ import shutil
 import sys
 import threading
 import time
+import zlib
 from array import array
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -65,10 +67,10 @@ from pathlib import Path
 
 import stored_keywords
 from keyword_index import KeywordIndex, weighted_terms
-from vector_search import SHORTLIST, StoredVector, check_step, decode_codes, empty_sketch, encode_codes, nearest_exact
+from vector_search import MAX_STEP, SHORTLIST, StoredVector, check_step, decode_codes, empty_sketch, encode_codes, nearest_exact
 from vector_search import nearest_sketched, quantize, sketch, unit_vector
 
-FORMAT = 2  # the layout of the files below; a change means a rebuild (1 stored float32)
+FORMAT = 3  # the layout of the files below; a change means a rebuild (1 stored float32, 2 one line)
 MANIFEST = "index.json"
 EMBED_BATCH = 32  # chunks a build hands the embedder at once; ollama_client.py sends 32 a request
 APP_FOLDER = "vault-mcp"
@@ -76,6 +78,9 @@ WRITER_LOCK = "writer.lock"  # in an embedder's folder: held by the one server t
 LAST_USED = "last-used"  # in an embedder's folder: its time says when a server last opened that index
 KEEP_EMBEDDERS = 2  # the indexes kept in a vault's folder: the one in use and the last other one
 LINKS = "links"  # the key of a note's meta that holds its links: stored, not kept in memory (_keep_meta)
+CONTEXTS = "contexts"  # the key of the links' context lines: in a note file's second line (encode_note)
+NOTE_FIELDS = {"title": str, "aliases": list, "tags": list, "folder": str}  # what a note's chunks share
+CHUNK_TYPES = (str, list, str, float)  # a chunk in a note's file: [id, heading_path, vector, step]
 
 log = logging.getLogger("index")
 
@@ -245,6 +250,11 @@ def write_json_atomically(path: Path, data) -> None:
     write_atomically(path, lambda file: file.write(to_json(data).encode("utf-8")))
 
 
+def write_note_file(path: Path, data: bytes) -> None:
+    """Replace a note's file with `data` (encode_note), atomically (write_atomically)."""
+    write_atomically(path, lambda file: file.write(data))
+
+
 def write_atomically(path: Path, write):
     """Replace `path` with what write(file) writes into a file opened for bytes, so that a
     crash leaves either the old file or the new, never half; returns what write returns.
@@ -274,54 +284,118 @@ def to_json(data) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def encode_note(path: str, chunks: list[Chunk], vectors, meta: dict | None = None) -> dict:
-    return {
+# region note-file
+def encode_note(path: str, chunks: list[Chunk], vectors, meta: dict | None = None) -> bytes:
+    """A note's file: two lines of JSON. The first holds what a load reads: the meta, what
+    the note's chunks share (its title, aliases, tags and folder), and each chunk as a list
+    [id, heading_path, vector, step]. The second holds what only answers read: the chunks'
+    texts, and the context line of each link stored in the meta (links.py). A load decodes
+    the first line only, and checks the second against the CRC-32 the first holds. (JSON
+    writes a newline inside a text as \\n.)"""
+    meta = dict(meta or {})
+    contexts = []
+    if LINKS in meta:
+        meta[LINKS] = dict(meta[LINKS])
+        contexts = meta[LINKS].pop(CONTEXTS, [])
+    rest = to_json({"path": path, "texts": [chunk.text for chunk in chunks], CONTEXTS: contexts}).encode("utf-8")
+    shared = [[chunk.title, chunk.aliases, chunk.tags, chunk.folder] for chunk in chunks]
+    if any(fields != shared[0] for fields in shared):
+        raise ValueError(f"the chunks of {path!r} differ in title, aliases, tags or folder")
+    first = {
         "format": FORMAT,
         "path": path,
-        "meta": meta or {},
-        "chunks": [
-            {
-                "id": chunk.id,
-                "heading_path": chunk.heading_path,
-                "text": chunk.text,
-                "title": chunk.title,
-                "aliases": chunk.aliases,
-                "tags": chunk.tags,
-                "folder": chunk.folder,
-                "vector": encode_codes(vector.codes),
-                "step": vector.step,
-            }
-            for chunk, vector in zip(chunks, vectors)
-        ],
+        "meta": meta,
+        "rest": zlib.crc32(rest),
+        "note": dict(zip(NOTE_FIELDS, shared[0])) if chunks else None,
+        "chunks": [[chunk.id, chunk.heading_path, encode_codes(vector.codes), vector.step]
+                   for chunk, vector in zip(chunks, vectors)],
     }
+    return to_json(first).encode("utf-8") + b"\n" + rest
 
 
 def read_note_file(file: str, dimension: int, keep_texts: bool = True):
     """(path, chunks, vectors, meta) from one note file; IndexCorrupt says what is wrong with it.
-    Without keep_texts, each chunk's text is checked and left in the file (texts_of)."""
+    Without keep_texts, the second line is checked and left in the file (stored_rest):
+    the chunks' texts are None, and the links in the meta have no contexts."""
     try:
         with open(file, "rb", buffering=0) as handle:  # read() takes it whole: a buffer would only copy it
-            data = json.loads(handle.read())
+            first, _, rest = handle.read().partition(b"\n")
+        data = json.loads(first)
         if data["format"] != FORMAT:
             raise ValueError(f"format {data['format']!r}, expected {FORMAT}")
         path = data["path"]
         if os.path.basename(file) != note_file_name(path):
             raise ValueError(f"it holds {path!r}, whose file has another name")
+        if data["rest"] != zlib.crc32(rest):
+            raise ValueError("its second line is not the one written with the first")
         meta = data.get("meta", {})  # a file written before meta existed has none
         if not isinstance(meta, dict):
             raise ValueError(f"its meta is {type(meta).__name__}, not an object")
         chunks, vectors = [], []
-        for item in data["chunks"]:
-            vectors.append(StoredVector(decode_codes(item.pop("vector"), dimension), check_step(item.pop("step"))))
-            chunk = check_chunk(Chunk(path=path, **item))
-            if not keep_texts:
-                chunk.text = None
-            chunks.append(chunk)
-        share_note_fields(chunks)
+        if data["chunks"]:
+            title, aliases, tags, folder = note_fields(data["note"])
+            for item in data["chunks"]:
+                chunk_id, heading_path, vector, step = chunk_fields(item)
+                if heading_path[:1] == [title]:
+                    heading_path[0] = title  # one copy of the title, shared
+                vectors.append(StoredVector(decode_codes(vector, dimension), step))
+                chunks.append(Chunk(chunk_id, path, heading_path, None, title, aliases, tags, folder))
+        if keep_texts:
+            kept = decode_rest(rest, path)
+            if len(kept["texts"]) != len(chunks):
+                raise ValueError(f"{len(kept['texts'])} texts for {len(chunks)} chunks")
+            for chunk, text in zip(chunks, kept["texts"]):
+                chunk.text = text
+            if isinstance(meta.get(LINKS), dict):
+                meta[LINKS][CONTEXTS] = kept[CONTEXTS]
     # JSONDecodeError is a ValueError; RecursionError is JSON nested too deep for the parser.
     except (OSError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise IndexCorrupt(f"index file {file} is damaged ({error}); rebuild the index") from None
     return path, chunks, vectors, meta
+# endregion note-file
+
+
+def note_fields(note) -> tuple:
+    """What a note's chunks share, checked: search reads each as text or a list of texts.
+    A damaged file must fail here, at load, not in every search that meets the note."""
+    values = tuple(note[name] for name in NOTE_FIELDS)
+    for name, value in zip(NOTE_FIELDS, values):
+        if NOTE_FIELDS[name] is str and type(value) is not str:
+            raise ValueError(f"its {name} is {type(value).__name__}, not text")
+        if NOTE_FIELDS[name] is list and (type(value) is not list or not all(map(isinstance, value, repeat(str)))):
+            raise ValueError(f"its {name} is not a list of texts")
+    return values
+
+
+def chunk_fields(item) -> list:
+    """A stored chunk, [id, heading_path, vector, step], checked. One comparison of types
+    in C for the usual chunk (a load checks tens of thousands); a closer look says what is
+    wrong with a damaged one."""
+    if type(item) is list and tuple(map(type, item)) == CHUNK_TYPES and all(map(isinstance, item[1], repeat(str))):
+        if 0 <= item[3] <= MAX_STEP:  # NaN is not
+            return item
+    if type(item) is not list or len(item) != len(CHUNK_TYPES):
+        raise ValueError("a chunk is not [id, heading_path, vector, step]")
+    chunk_id, heading_path, vector, step = item
+    if type(chunk_id) is not str:
+        raise ValueError(f"a chunk's id is {type(chunk_id).__name__}, not text")
+    if type(heading_path) is not list or not all(map(isinstance, heading_path, repeat(str))):
+        raise ValueError("a chunk's heading_path is not a list of texts")
+    if type(vector) is not str:
+        raise ValueError(f"a chunk's vector is {type(vector).__name__}, not text")
+    check_step(step)  # says what is wrong with it
+    raise ValueError("a chunk is damaged")
+
+
+def decode_rest(rest: bytes, path: str) -> dict:
+    """A note file's second line, checked: {"path", "texts", "contexts"}."""
+    data = json.loads(rest)
+    texts, contexts = data["texts"], data[CONTEXTS]
+    if data["path"] != path:
+        raise ValueError(f"its second line holds {data['path']!r}")
+    if not all(map(isinstance, texts, repeat(str))) or not all(map(isinstance, contexts, repeat(str))):
+        raise ValueError("a text or a context is not text")
+    return data
 
 
 def note_entries(folder: Path, order: dict[str, int]) -> list[os.DirEntry]:
@@ -352,37 +426,6 @@ def cycle_collector_paused():
     finally:
         if was_enabled:
             gc.enable()
-
-
-def share_note_fields(chunks: list[Chunk]) -> None:
-    """Let the chunks of one note share one copy of what they have in common, as a
-    build's chunks do: JSON gives every chunk its own title, lists and folder."""
-    first = chunks[0] if chunks else None
-    for chunk in chunks[1:]:
-        if chunk.title == first.title:
-            chunk.title = first.title
-        if chunk.aliases == first.aliases:
-            chunk.aliases = first.aliases
-        if chunk.tags == first.tags:
-            chunk.tags = first.tags
-        if chunk.folder == first.folder:
-            chunk.folder = first.folder
-    for chunk in chunks:
-        if chunk.heading_path[:1] == [chunk.title]:
-            chunk.heading_path[0] = chunk.title
-
-
-def check_chunk(chunk: Chunk) -> Chunk:
-    """The chunk, if every field has the type search reads it as: text, or a list of texts.
-    A damaged file must fail here, at load, not in every search that meets the chunk."""
-    for name in ("id", "text", "title", "folder"):
-        if not isinstance(getattr(chunk, name), str):
-            raise ValueError(f"a chunk's {name} is {type(getattr(chunk, name)).__name__}, not text")
-    for name in ("heading_path", "aliases", "tags"):
-        value = getattr(chunk, name)
-        if not isinstance(value, list) or not all(map(isinstance, value, repeat(str))):
-            raise ValueError(f"a chunk's {name} is not a list of texts")
-    return chunk
 
 
 def sync_folder(folder: Path) -> None:
@@ -663,8 +706,8 @@ class ChunkIndex:
                     raise BuildStopped(f"stopped after {done - 1} of {total} notes")
                 index._check_vectors(chunks, vectors)
                 if chunks or note_meta is not None:  # no fsync per file here: sync_folder makes them all durable at once
-                    with open(index.notes_dir / note_file_name(path), "w", encoding="utf-8") as file:
-                        file.write(to_json(encode_note(path, chunks, vectors, note_meta or {})))
+                    with open(index.notes_dir / note_file_name(path), "wb") as file:
+                        file.write(encode_note(path, chunks, vectors, note_meta or {}))
                     with index.lock:
                         index._add_rows(path, chunks, vectors)
                         index._keep_meta(path, note_meta or {})
@@ -727,7 +770,7 @@ class ChunkIndex:
         with self.lock:  # the file first: if writing fails, memory still matches the disk
             old_texts = self.texts_of(self.rows_by_note.get(path, []))  # before the file that holds them goes
             if self.writable:
-                write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
+                write_note_file(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
                 self.writes += 1
             self._remove_rows(path, old_texts)
             self._add_rows(path, chunks, vectors)
@@ -742,7 +785,7 @@ class ChunkIndex:
             rows = self.rows_by_note.get(path, [])
             chunks, vectors = self.chunks_of(path), [self.vectors[row] for row in rows]
             if self.writable:
-                write_json_atomically(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
+                write_note_file(self.notes_dir / note_file_name(path), encode_note(path, chunks, vectors, meta))
                 self.writes += 1
             self._keep_meta(path, meta)
     # endregion set-meta
@@ -762,10 +805,14 @@ class ChunkIndex:
     def _keep_meta(self, path: str, meta: dict) -> None:
         """Keep a note's meta in memory, but not the links reconcile.py stores in it: the link
         graph holds those, and a vault's links held twice take tens of megabytes. A load or a
-        build hands them to its on_links as it reads them, for the graph to be made of."""
+        build hands them to its on_links as it reads them, for the graph to be made of; a
+        build's come with their context lines, which the graph need not hold either."""
         if LINKS in meta:
             if self.on_links is not None:
-                self.on_links(path, meta[LINKS])
+                links = meta[LINKS]
+                if self.writable and isinstance(links, dict):  # the file keeps the context lines: links.py reads them there
+                    links = {key: value for key, value in links.items() if key != CONTEXTS}
+                self.on_links(path, links)
             meta = {key: value for key, value in meta.items() if key != LINKS}
         self.meta_by_note[path] = meta
     # endregion links-held-once
@@ -883,18 +930,22 @@ class ChunkIndex:
 
     def stored_texts(self, path: str) -> list[str]:
         """The texts of a note's chunks as its file holds them, in order."""
+        texts = self.stored_rest(path)["texts"]
+        if len(texts) != len(self.rows_by_note[path]):
+            raise IndexCorrupt(f"the index file of {path!r} is damaged (it holds other chunks than the index in "
+                               "memory); rebuild the index")
+        return texts
+
+    def stored_rest(self, path: str) -> dict:
+        """The second line of a note's file (encode_note): its texts and its links' contexts.
+        Takes no lock, so that the link graph may ask while it holds its own (links.py)."""
         file = self.notes_dir / note_file_name(path)
         try:
             with open(file, "rb", buffering=0) as handle:
-                data = json.loads(handle.read())
-            texts = [item["text"] for item in data["chunks"]]
-            if data["path"] != path or len(texts) != len(self.rows_by_note[path]):
-                raise ValueError("it holds another note, or other chunks, than the index in memory")
-            if not all(map(isinstance, texts, repeat(str))):
-                raise ValueError("a chunk's text is not text")
+                _, _, rest = handle.read().partition(b"\n")
+            return decode_rest(rest, path)
         except (OSError, RecursionError, ValueError, KeyError, TypeError) as error:
             raise IndexCorrupt(f"index file {file} is damaged ({error}); rebuild the index") from None
-        return texts
     # endregion texts-on-disk
 
     def nearest(self, query_vector, k: int, rows=None, exact: bool = False) -> list[tuple[float, int]]:

@@ -39,9 +39,12 @@ Decisions:
   whole vault. A rename is remove_note(old) then update_note(new).
 - Stored, not read again (step 10): a note's entry goes into its file of the index,
   beside its chunks (entry_to_store), and a restart puts the graph together from the
-  stored entries (stored_entries_into, from_entries) without opening a note; reconcile.py
-  reads again only the notes whose stamp changed.
+  stored entries (stored_entries_into, from_stored) without opening a note; reconcile.py
+  reads again only the notes whose stamp changed. The context lines stay in that file
+  (index.py keeps them with the texts): an entry made of a stored one has None for each,
+  and contexts() reads them when an answer shows them.
 """
+import dataclasses
 import threading
 import unicodedata
 from collections import Counter
@@ -95,7 +98,7 @@ class NoteLinks:
     (the graph reads every note and hears of every change, so list_tags asks it too)."""
 
     aliases: list[str]
-    links: list[tuple[Link, str]]  # each link with its context line
+    links: list[tuple[Link, str | None]]  # each link with its context line (None: LinkGraph.contexts)
     tags: list[str]  # each tag once, with its parents: "work/tasks" gives "work" too
 
 
@@ -147,6 +150,7 @@ class LinkGraph:
         self.by_name: dict[str, set[str]] = {}  # key of the file name -> notes
         self.by_alias: dict[str, set[str]] = {}  # key of an alias -> notes
         self.linkers_by_name: dict[str, set[str]] = {}  # key of a link's last segment -> linking notes
+        self.stored_contexts = None  # see contexts
 
     @classmethod
     def build(cls, vault: Vault) -> "LinkGraph":
@@ -159,12 +163,18 @@ class LinkGraph:
         return graph
 
     @classmethod
-    def from_entries(cls, vault: Vault, entries: dict[str, NoteLinks]) -> "LinkGraph":
-        """The graph of entries read before: stored with the index (stored_entries_into), or
-        read by vault_index.py with the same read that cuts a note into chunks."""
+    def from_stored(cls, vault: Vault, stored: dict[str, dict], stored_contexts) -> "LinkGraph":
+        """The graph of the entries a load or a first build found stored (stored_entries_into).
+        A damaged one is left out: reconcile reads that note again, as it does a note whose
+        meta holds none (an index from before). stored_contexts(path) gives the context
+        lines the index file of a note holds, or None (contexts)."""
         graph = cls(vault)
-        for path, entry in entries.items():
-            graph._remember(path, entry)
+        graph.stored_contexts = stored_contexts
+        for path, data in stored.items():
+            try:
+                graph._remember(path, entry_from_store(data))
+            except (KeyError, TypeError, ValueError):
+                continue
         return graph
 
     def put(self, path: str, entry: NoteLinks) -> None:
@@ -292,33 +302,57 @@ class LinkGraph:
     def outgoing(self, path: str) -> list[ResolvedLink]:
         """Every link the note writes, in order, each with what it points at."""
         with self.lock:
-            return [self.resolved(path, link, context) for link, context in self.entry(path).links]
+            entry = self.entry(path)
+            return [self.resolved(path, link, context) for (link, _), context in zip(entry.links, self.contexts(path))]
 
     # region backlinks
     def backlinks(self, path: str) -> list[Backlink]:
         """The links from other notes that resolve to this one, by source path and line."""
         with self.lock:
-            self.entry(path)  # refuses a note the graph does not know
-            name = name_key(path)
             found = []
-            for source in self.linkers_by_name.get(name, set()) - {path}:
-                for link, context in self.notes[source].links:
-                    if name_key(link.target) == name and self.resolve(link.target, source)[0] == path:
-                        found.append(Backlink(source, link.line, context, link))
+            for source, numbers in self.linking_here(path).items():
+                links, contexts = self.notes[source].links, self.contexts(source)
+                found += [Backlink(source, links[n][0].line, contexts[n], links[n][0]) for n in numbers]
             return sorted(found, key=lambda backlink: (backlink.source, backlink.line))
+
+    def linking_here(self, path: str) -> dict[str, list[int]]:
+        """{note: the numbers of its links that resolve to this one} for every other note
+        that links here; no context line is read."""
+        with self.lock:
+            self.entry(path)  # refuses a note the graph does not know
+            name, found = name_key(path), {}
+            for source in self.linkers_by_name.get(name, set()) - {path}:
+                numbers = [number for number, (link, _) in enumerate(self.notes[source].links)
+                           if name_key(link.target) == name and self.resolve(link.target, source)[0] == path]
+                if numbers:
+                    found[source] = numbers
+            return found
     # endregion backlinks
 
     def unresolved(self, path: str | None = None) -> list[ResolvedLink]:
         """The links that match no note (attachments are not among them), of one note or
         of the whole vault, by source path and line."""
         with self.lock:
-            sources = [path] if path is not None else sorted(self.notes)
-            links = [
-                self.resolved(source, link, context)
-                for source in sources
-                for link, context in self.entry(source).links
-            ]
-            return [link for link in links if link.kind == UNRESOLVED]
+            found = []
+            for source in [path] if path is not None else sorted(self.notes):
+                links = [self.resolved(source, link, "") for link, _ in self.entry(source).links]
+                numbers = [number for number, link in enumerate(links) if link.kind == UNRESOLVED]
+                contexts = self.contexts(source) if numbers else []
+                found += [dataclasses.replace(links[n], context=contexts[n]) for n in numbers]
+            return found
+
+    # region contexts
+    def contexts(self, path: str) -> list[str]:
+        """The context line of each link of a note, in order. An entry from_stored made (at a
+        restart or a first build) holds None for each: the lines are in the note's file of
+        the index, read here, when an answer shows them (stored_contexts). A file replaced since the entry was made, by an
+        edit whose entry is yet to come, holds other links: then the lines are left empty."""
+        links = self.notes[path].links
+        if not links or links[0][1] is not None:
+            return [context for _, context in links]
+        stored = self.stored_contexts(path) if self.stored_contexts else None
+        return stored if stored is not None and len(stored) == len(links) else [""] * len(links)
+    # endregion contexts
 
     def tag_counts(self) -> dict[str, int]:
         """Every tag of the vault (lower case, as tags compare) and how many notes have
@@ -330,8 +364,9 @@ class LinkGraph:
         """(the notes this one links to, the notes that link to it), as Obsidian's graph
         view shows them: never itself, and no excluded file (excluded_files.py)."""
         with self.lock:
-            out = {link.target for link in self.outgoing(path) if link.kind == NOTE} - {path}
-            back = {backlink.source for backlink in self.backlinks(path)}
+            targets = (self.resolve(link.target, path)[0] for link, _ in self.entry(path).links)
+            out = {target for target in targets if target is not None} - {path}
+            back = set(self.linking_here(path))  # neither reads a context line
         excluded = self.vault.excluded
         return {note for note in out if not excluded(note)}, {note for note in back if not excluded(note)}
 
@@ -349,42 +384,46 @@ def entry_of(note, text: str) -> NoteLinks:
 
 
 # region stored-links
-# A link as the index stores it: a list of its fields in this order, then its context line.
+# A link as the index stores it: a list of its fields in this order. Its context line is
+# stored apart, in "contexts" (contexts).
 LINK_FIELDS = {"target": str, "subpath": str, "display": str, "embed": bool, "line": int,
                "markdown": bool, "from_property": str}
-STORED_LINK_TYPES = (*LINK_FIELDS.values(), str)
+STORED_LINK_TYPES = tuple(LINK_FIELDS.values())
 
 
 def entry_to_store(entry: NoteLinks) -> dict:
     """A note's entry as JSON, kept in the note's file of the index (reconcile.py)."""
-    links = [[getattr(link, name) for name in LINK_FIELDS] + [context] for link, context in entry.links]
-    return {"aliases": entry.aliases, "tags": entry.tags, "links": links}
+    links = [[getattr(link, name) for name in LINK_FIELDS] for link, _ in entry.links]
+    return {"aliases": entry.aliases, "tags": entry.tags, "links": links,
+            "contexts": [context for _, context in entry.links]}
 
 
-def stored_entries_into(entries: dict[str, NoteLinks]):
-    """A function that puts a note's stored entry into `entries`, by path, as the index reads
-    the note's file (ChunkIndex.load's on_links). A damaged entry is left out: reconcile
-    reads that note again, as it does a note whose meta holds none (an index from before)."""
-    def take(path: str, stored) -> None:
-        try:
-            entries[path] = entry_from_store(stored)
-        except (KeyError, TypeError, ValueError):
-            entries.pop(path, None)
+def stored_entries_into(stored: dict[str, dict]):
+    """A function that puts the entry stored in a note's file into `stored`, by path, as the
+    index reads the file (ChunkIndex.load's on_links); from_stored makes the graph of them.
+    They are checked there, not here: a search needs no links, and is answered meanwhile."""
+    def take(path: str, data) -> None:
+        stored[path] = data
     return take
 
 
 def entry_from_store(data: dict) -> NoteLinks:
-    """The entry entry_to_store wrote; ValueError if it is not what it wrote."""
+    """The entry entry_to_store wrote; ValueError if it is not what it wrote. Without its
+    "contexts" (index.py keeps them in the file), each link's context is None."""
     links = []
     for item in data["links"]:
         # One comparison of types per link, made in C: a restart checks 100,000 links or more.
         if type(item) is not list or tuple(map(type, item)) != STORED_LINK_TYPES:
             raise ValueError(f"a stored link is damaged: {item!r}")
-        links.append((Link(*item[:-1]), item[-1]))
+        links.append(Link(*item))
+    contexts = data["contexts"] if "contexts" in data else [None] * len(links)
+    if "contexts" in data and (type(contexts) is not list or len(contexts) != len(links)
+                               or not all(type(context) is str for context in contexts)):
+        raise ValueError("stored contexts are not a text for each link")
     for texts in (data["aliases"], data["tags"]):
         if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
             raise ValueError("stored aliases or tags are not a list of texts")
-    return NoteLinks(data["aliases"], links, data["tags"])
+    return NoteLinks(data["aliases"], list(zip(links, contexts)), data["tags"])
 # endregion stored-links
 
 

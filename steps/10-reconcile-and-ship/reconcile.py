@@ -92,11 +92,12 @@ class Report:
 def reconcile(vault_index) -> Report:
     """Load the stored index and link graph into vault_index and bring them up to date with the vault.
 
-    vault_index is a VaultIndex (load_stored, its vault, embedder and read_parts are used).
+    vault_index is a VaultIndex (load_stored, reading_notes, its vault, embedder and read_parts are used).
     It answers from what is stored as soon as that is loaded; its `stale` counts down the
     notes not yet looked at, for those answers to say. Raises IndexUnusable, having
     changed nothing, when the stored index cannot be used: then rebuild it."""
     index, graph = vault_index.load_stored()
+    vault_index.reading_notes()  # the first note is listed below, the watcher's snapshot first
     report = Report()
     on_disk = vault_index.vault.all_notes()  # Obsidian's excluded files are stored for their links
     stored = index.note_meta()

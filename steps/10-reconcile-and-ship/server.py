@@ -76,8 +76,8 @@ def main():
         index.look_for_better(ollama_finder(folder, args.model))
     log.info("index: %s", index.directory)
     hub = Hub()
-    watcher = watch(vault, index, hub, args)  # first: its snapshot comes before the index reads a note
-    index.start(rebuild=args.reindex)  # in its own thread: the server answers meanwhile
+    watcher, start_watching = watch(vault, index, hub, args)
+    index.start(args.reindex, before_reading=start_watching)  # in its own thread: the server answers meanwhile
     # SIGTERM (a service manager, a test) ends the server the way Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     policy = write_policy(args)
@@ -139,20 +139,23 @@ def ollama_finder(folder: Path, model: str):
 # endregion ollama-finder
 
 
-def watch(vault: Vault, index: VaultIndex, hub: Hub, args) -> Watcher:
-    """A watcher that feeds each changed note to the index and tells the hub.
-
-    It starts before reconcile (or a build) lists a note: its first snapshot comes
-    first, so a note written meanwhile (by create_note, say) is a change the watcher
-    sees, never one that falls between the two. Its jobs wait for the index to be
-    ready, then refresh_note embeds a note only if its chunks changed
+def watch(vault: Vault, index: VaultIndex, hub: Hub, args):
+    """A watcher that feeds each changed note to the index and tells the hub, and the
+    function that starts it, which the index calls just before it lists or reads a note
+    (VaultIndex.start's before_reading). The watcher's first snapshot comes first, so a note
+    written meanwhile (by create_note, say) is a change the watcher sees, never one that
+    falls between the two; and a restart loads the stored index, which reads no note,
+    without waiting for a snapshot of every file in the vault. Its jobs wait for the index
+    to be ready, then refresh_note embeds a note only if its chunks changed
     (VaultIndex.update_note)."""
     watcher = Watcher(vault, on_index=index.update_note, on_remove=index.remove_note,
                       on_note_changed=hub.note_changed, on_list_changed=hub.list_changed,
                       poll_interval=args.watch_interval, debounce=args.debounce)
-    watcher.start()
-    log.info("watching the vault every %g s (debounce %g s)", args.watch_interval, args.debounce)
-    return watcher
+
+    def start_watching() -> None:
+        watcher.start()
+        log.info("watching the vault every %g s (debounce %g s)", args.watch_interval, args.debounce)
+    return watcher, start_watching
 
 
 def shut_down(watcher: Watcher, hub: Hub, index: VaultIndex) -> None:

@@ -15,9 +15,10 @@ are indexed so far.
 """
 import logging
 import threading
+import weakref
 from pathlib import Path
 
-from index import BuildStopped, Chunk, ChunkIndex, IndexUnusable, ProgressLine, writer_lock
+from index import CONTEXTS, BuildStopped, Chunk, ChunkIndex, IndexCorrupt, IndexUnusable, ProgressLine, writer_lock
 from links import LinkGraph, NoteLinks, entry_of, entry_to_store, stored_entries_into
 from notes import parse_note
 from parallel_build import embedded_notes
@@ -87,6 +88,19 @@ class Switch:
             index.embedder, index.directory, index.writer, index.writable = self.before
 
 
+def weakly(method):
+    """`method`, called through a weak reference to its object; None once that is gone. The
+    link graph calls back the VaultIndex that holds it: a strong reference would make a
+    cycle, which keeps a VaultIndex dropped (and the lock on its index folder) alive until
+    the cycle collector runs, and gc.freeze may put it where no collection looks."""
+    reference = weakref.WeakMethod(method)
+
+    def call(*args):
+        bound = reference()
+        return None if bound is None else bound(*args)
+    return call
+
+
 class NotReady(Exception):
     """The index is still being built; the message says how far it has got."""
 
@@ -107,12 +121,25 @@ class VaultIndex:
         self.writable, self.writer = True, None  # see take_writer_lock
         self.stopping, self.thread = threading.Event(), None  # see stop
         self.find_better = None  # see look_for_better
+        self.before_reading, self.before_reading_lock = None, threading.Lock()  # see start
 
-    def start(self, rebuild: bool = False) -> threading.Thread:
-        """Load the index, or build it if there is none, in a thread of its own."""
+    # region before-reading
+    def start(self, rebuild: bool = False, before_reading=None) -> threading.Thread:
+        """Load the index, or build it if there is none, in a thread of its own. before_reading(),
+        if given, is called once, when the index is about to list or read its first note
+        (reading_notes): after a load of the stored index, which reads none."""
+        self.before_reading = before_reading
         self.thread = threading.Thread(target=self.open, args=(rebuild,), name="index", daemon=True)
         self.thread.start()
         return self.thread
+
+    def reading_notes(self) -> None:
+        """Run before_reading (see start) the first time the index is about to read notes."""
+        with self.before_reading_lock:
+            before_reading, self.before_reading = self.before_reading, None
+            if before_reading is not None:
+                before_reading()
+    # endregion before-reading
 
     # region ollama-found-late
     def look_for_better(self, find, every: float = 60.0) -> None:
@@ -187,6 +214,7 @@ class VaultIndex:
         except Exception:  # Ollama gone mid-build, a full disk: searches will say so
             log.exception("index: could not be built")
         finally:
+            self.reading_notes()  # if nothing has yet: the watcher starts whatever happened
             if self.links is None and not self.stopping.is_set():  # no index gave it (Ollama unreachable, say)
                 self.read_links()
             self.links_ready.set()
@@ -237,7 +265,7 @@ class VaultIndex:
     def load_stored(self) -> tuple[ChunkIndex, LinkGraph]:
         """The stored index, and the link graph stored with it, which answers use from now on.
         Until reconcile has checked every note, they say how many it has yet to check."""
-        entries: dict[str, NoteLinks] = {}  # the link graph's, read with the notes' files
+        entries: dict[str, dict] = {}  # the link graph's, read with the notes' files
         index = ChunkIndex.load(self.directory, self.embedder.name, self.dimension(), self.writable,
                                 on_links=stored_entries_into(entries))
         index.embedder = self.embedder
@@ -251,7 +279,7 @@ class VaultIndex:
         self.stale = len(metas)  # until reconcile has listed the vault and counts down
         self.chunk_index = index
         self.ready.set()  # a search needs no links: it answers while they are put together
-        self.links = LinkGraph.from_entries(self.vault, entries)
+        self.links = LinkGraph.from_stored(self.vault, entries, weakly(self.stored_contexts))
         log.info("links: %d notes loaded with the index", len(self.links))
         self.links_ready.set()
         return index, self.links
@@ -272,6 +300,15 @@ class VaultIndex:
         inside = real.is_relative_to(self.vault.root)  # a link out of the vault is reconcile's to judge
         return self.vault.denied(stored_path) or (inside and self.vault.denied_real(real))
     # endregion never-listed
+
+    def stored_contexts(self, path: str) -> list[str] | None:
+        """The context lines of a note's links, from its file of the index in use (the link
+        graph reads them only when an answer shows them); None if there is none to read."""
+        index = self.chunk_index
+        try:
+            return index.stored_rest(path)[CONTEXTS] if index is not None else None
+        except IndexCorrupt:  # gone with its note, or with a generation a rebuild replaced
+            return None
 
     def read_links(self) -> None:
         try:
@@ -306,6 +343,7 @@ class VaultIndex:
             raise NotReady(f"The index is already being rebuilt ({self.done} of {self.total} notes done)")
         try:
             self.dimension()
+            self.reading_notes()
             paths = self.vault.all_notes()  # Obsidian's excluded files too, for their links
             shown = ProgressLine() if log.isEnabledFor(logging.INFO) else None  # none below --log-level info
 
@@ -324,13 +362,13 @@ class VaultIndex:
 
             # Read, cut and embedded by worker processes on a large vault (parallel_build.py).
             embedded = embedded_notes(paths, self.stored_parts, self.embedder)
-            entries: dict[str, NoteLinks] = {}  # a first build's links come with the notes
+            entries: dict[str, dict] = {}  # a first build's links come with the notes
             take_links = stored_entries_into(entries) if self.links is None else None
             self.chunk_index = ChunkIndex.write_new(self.directory, self.embedder, embedded, len(paths), report,
                                                     started, EitherSet(stop, self.stopping), self.writable, finished,
                                                     take_links)
             if self.links is None:
-                self.links = LinkGraph.from_entries(self.vault, entries)
+                self.links = LinkGraph.from_stored(self.vault, entries, weakly(self.stored_contexts))
                 self.links_ready.set()
             self.save_keywords()
             return self.chunk_index
