@@ -220,7 +220,19 @@ def test_a_byte_changed_in_the_second_line_of_a_note_file_is_refused_at_the_load
         ChunkIndex.load(index.directory, index.embedder_name, index.dimension)
 
 
-def test_the_neighbours_related_notes_reads_need_no_context_line(vault_dir):
+def test_a_second_line_damaged_after_the_load_costs_snippets_and_contexts_never_letters(vault_dir):
+    vault_index = restarted(vault_dir)
+    for path in NOTES:  # each note's texts and contexts now one text, not a list: its letters must not pass
+        file = vault_index.chunk_index.notes_dir / note_file_name(path)
+        first, _, rest = file.read_bytes().partition(b"\n")
+        count = len(json.loads(rest)["texts"])
+        file.write_bytes(first + b"\n" + json.dumps({"path": path, "texts": "x" * count, "contexts": "y"}).encode())
+    hits = vault_index.search("caraway", 3, mode="keyword")
+    assert [hit.path for hit in hits] == ["Bread/Rye.md"] and hits[0].snippet == ""
+    assert [link.context for link in vault_index.links.backlinks("Bread/Starter.md")] == ["", ""]
+
+
+def test_the_neighbours_related_notes_asks_for_read_no_context_line(vault_dir):
     graph = restarted(vault_dir).links
     asked = []
     graph.stored_contexts = lambda path: asked.append(path)  # as if read: None, so lines left empty

@@ -78,7 +78,7 @@ WRITER_LOCK = "writer.lock"  # in an embedder's folder: held by the one server t
 LAST_USED = "last-used"  # in an embedder's folder: its time says when a server last opened that index
 KEEP_EMBEDDERS = 2  # the indexes kept in a vault's folder: the one in use and the last other one
 LINKS = "links"  # the key of a note's meta that holds its links: stored, not kept in memory (_keep_meta)
-CONTEXTS = "contexts"  # the key of the links' context lines: in a note file's second line (encode_note)
+CONTEXTS = "contexts"  # where links.entry_to_store puts the links' context lines; the second line here
 NOTE_FIELDS = {"title": str, "aliases": list, "tags": list, "folder": str}  # what a note's chunks share
 CHUNK_TYPES = (str, list, str, float)  # a chunk in a note's file: [id, heading_path, vector, step]
 
@@ -393,8 +393,9 @@ def decode_rest(rest: bytes, path: str) -> dict:
     texts, contexts = data["texts"], data[CONTEXTS]
     if data["path"] != path:
         raise ValueError(f"its second line holds {data['path']!r}")
-    if not all(map(isinstance, texts, repeat(str))) or not all(map(isinstance, contexts, repeat(str))):
-        raise ValueError("a text or a context is not text")
+    for values in (texts, contexts):  # a text read as a list of texts would give its letters
+        if type(values) is not list or not all(map(isinstance, values, repeat(str))):
+            raise ValueError("its texts or contexts are not a list of texts")
     return data
 
 

@@ -345,8 +345,9 @@ class LinkGraph:
     def contexts(self, path: str) -> list[str]:
         """The context line of each link of a note, in order. An entry from_stored made (at a
         restart or a first build) holds None for each: the lines are in the note's file of
-        the index, read here, when an answer shows them (stored_contexts). A file replaced since the entry was made, by an
-        edit whose entry is yet to come, holds other links: then the lines are left empty."""
+        the index, read here, when an answer shows them (stored_contexts). A file replaced
+        since the entry was made, by an edit whose entry is yet to come, may hold other
+        links: when the counts differ, the lines are left empty."""
         links = self.notes[path].links
         if not links or links[0][1] is not None:
             return [context for _, context in links]
@@ -416,9 +417,10 @@ def entry_from_store(data: dict) -> NoteLinks:
         if type(item) is not list or tuple(map(type, item)) != STORED_LINK_TYPES:
             raise ValueError(f"a stored link is damaged: {item!r}")
         links.append(Link(*item))
-    contexts = data["contexts"] if "contexts" in data else [None] * len(links)
-    if "contexts" in data and (type(contexts) is not list or len(contexts) != len(links)
-                               or not all(type(context) is str for context in contexts)):
+    contexts = data.get("contexts")
+    if contexts is None:  # left in the file by the index: read when shown (LinkGraph.contexts)
+        contexts = [None] * len(links)
+    elif type(contexts) is not list or len(contexts) != len(links) or not all(type(c) is str for c in contexts):
         raise ValueError("stored contexts are not a text for each link")
     for texts in (data["aliases"], data["tags"]):
         if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
