@@ -279,9 +279,9 @@ def reindexing_stdio(tmp_path, ollama, notes=60):
     server = StdioServer(SERVER, "--vault", str(vault), env=env)
     server.handshake()
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # until the first build is whole: a search says no "indexed"
-        answer = server.ask(rpc("tools/call", id=1, name="search_vault", arguments={"query": "bread"}))
-        if "indexed" not in answer["result"].get("structuredContent", {"indexed": 0}):
+    while time.monotonic() < deadline:  # until the first build has let go: a reindex is taken and ends
+        answer = server.ask(rpc("tools/call", id=1, name="reindex", arguments={}))
+        if not answer["result"]["isError"]:
             return server
         time.sleep(0.2)
     raise AssertionError("the first build did not end")
@@ -342,6 +342,12 @@ def test_over_http_a_cancelled_reindex_stops(tmp_path):
             server.wait_for("indexed 60 notes")
             client = McpClient(server.url())
             client.session_id = client.open_session()
+            # "indexed" is said once the index is durable, a moment before the build lets go of
+            # its lock: a reindex taken, and ended, says the server is free for the one below.
+            deadline = time.monotonic() + 60
+            while tool_call(client, "reindex")["isError"]:
+                assert time.monotonic() < deadline, "the first build did not end"
+                time.sleep(0.2)
             ollama.delay = 0.3
             answers = []
             reindex = threading.Thread(target=lambda: answers.append(
